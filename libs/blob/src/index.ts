@@ -1,0 +1,109 @@
+import type { Readable } from 'node:stream';
+import { Client } from 'minio';
+
+/** Object storage behind the S3 protocol (MinIO, any S3, or the embedded server in dev and tests). */
+export interface BlobStore {
+  readonly bucket: string;
+  /** Create the bucket when missing and let `uploads/` expire on its own (where the server supports it). */
+  ensureBucket(): Promise<void>;
+  /** Store a stream or a buffer; returns the stored size. */
+  put(key: string, body: Readable | Buffer, options?: { contentType?: string; size?: number }): Promise<void>;
+  get(key: string): Promise<Readable>;
+  getBuffer(key: string): Promise<Buffer>;
+  stat(key: string): Promise<{ size: number } | undefined>;
+  remove(key: string): Promise<void>;
+  /** True when the bucket answers. */
+  ping(): Promise<boolean>;
+}
+
+export interface BlobOptions {
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+  bucket: string;
+  region: string;
+  /** Days after which objects under `uploads/` expire. */
+  uploadTtlDays?: number;
+}
+
+/** Prefix of short-lived uploads (claim checks between the gateway and the workers). */
+export const UPLOAD_PREFIX = 'uploads/';
+
+const isNotFound = (err: unknown) =>
+  err instanceof Error && ['NotFound', 'NoSuchKey'].includes((err as Error & { code?: string }).code ?? '');
+
+export const createBlobStore = (options: BlobOptions): BlobStore => {
+  const url = new URL(options.endpoint);
+  const useSSL = url.protocol === 'https:';
+  const client = new Client({
+    endPoint: url.hostname,
+    port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+    useSSL,
+    accessKey: options.accessKey,
+    secretKey: options.secretKey,
+    region: options.region,
+    pathStyle: true,
+  });
+  const { bucket } = options;
+
+  const getBuffer = async (key: string): Promise<Buffer> => {
+    const stream = await client.getObject(bucket, key);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
+
+  return {
+    bucket,
+    async ensureBucket() {
+      if (!(await client.bucketExists(bucket))) {
+        try {
+          await client.makeBucket(bucket, options.region);
+        } catch (err) {
+          // Another replica may have created it meanwhile.
+          if (!(await client.bucketExists(bucket))) throw err;
+        }
+      }
+      try {
+        await client.setBucketLifecycle(bucket, {
+          Rule: [
+            {
+              ID: 'expire-uploads',
+              Status: 'Enabled',
+              Filter: { Prefix: UPLOAD_PREFIX },
+              Expiration: { Days: options.uploadTtlDays ?? 1 },
+            },
+          ],
+        });
+      } catch {
+        // Servers without lifecycle support (the embedded one) keep uploads; workers delete theirs.
+      }
+    },
+    async put(key, body, opts) {
+      const meta = { 'Content-Type': opts?.contentType ?? 'application/octet-stream' };
+      if (Buffer.isBuffer(body)) await client.putObject(bucket, key, body, body.length, meta);
+      else await client.putObject(bucket, key, body, opts?.size, meta);
+    },
+    get: (key) => client.getObject(bucket, key),
+    getBuffer,
+    async stat(key) {
+      try {
+        const s = await client.statObject(bucket, key);
+        return { size: s.size };
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+    async remove(key) {
+      await client.removeObject(bucket, key);
+    },
+    async ping() {
+      try {
+        return await client.bucketExists(bucket);
+      } catch {
+        return false;
+      }
+    },
+  };
+};

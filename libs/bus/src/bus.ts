@@ -1,0 +1,267 @@
+import { randomUUID } from 'node:crypto';
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
+import {
+  connect,
+  ErrorCode as NatsErrorCode,
+  type JetStreamClient,
+  type Msg,
+  type NatsConnection,
+  type NatsError,
+  type Service,
+} from 'nats';
+import {
+  DURABLE_EVENT_SUBJECTS,
+  EVENTS_STREAM,
+  ServiceError,
+  type EventContract,
+  type RequestContract,
+} from '@esign/contracts';
+import type { Logger } from '@esign/telemetry';
+import type { z } from 'zod';
+import { decodeJson, encodeJson, errorEnvelope, invalidArgument, okEnvelope, ZEnvelope } from './envelope';
+import { extractTraceContext, injectTraceContext } from './trace-context';
+
+const tracer = trace.getTracer('@esign/bus');
+
+/** What a request handler receives besides the request. */
+export interface HandlerContext {
+  readonly logger: Logger;
+  readonly subject: string;
+}
+
+export type RequestHandler<C extends RequestContract<z.ZodType, z.ZodType>> = (
+  request: z.infer<C['request']>,
+  ctx: HandlerContext,
+) => Promise<z.input<C['reply']>>;
+
+/** A handler bound to its contract, ready to be served. */
+export interface Endpoint {
+  readonly contract: RequestContract<z.ZodType, z.ZodType>;
+  readonly handle: (request: unknown, ctx: HandlerContext) => Promise<unknown>;
+}
+
+/** Bind a handler to its contract (keeps the pair type-checked). */
+export const endpoint = <C extends RequestContract<z.ZodType, z.ZodType>>(
+  contract: C,
+  handle: RequestHandler<C>,
+): Endpoint => ({ contract, handle: handle as Endpoint['handle'] });
+
+export interface BusOptions {
+  /** NATS server URL(s), comma-separated. */
+  url: string;
+  /** The connecting service; also the queue group of everything it serves. */
+  name: string;
+  /** Subject prefix shared by one stack (empty in production). */
+  prefix: string;
+  logger: Logger;
+  /** Default request timeout. */
+  timeoutMs: number;
+}
+
+/** Typed request/reply and events over NATS, with the error envelope and trace propagation. */
+export interface Bus {
+  readonly connection: NatsConnection;
+  request<C extends RequestContract<z.ZodType, z.ZodType>>(
+    contract: C,
+    request: z.input<C['request']>,
+    options?: { timeoutMs?: number },
+  ): Promise<z.infer<C['reply']>>;
+  /** Serve endpoints in this service's queue group (discoverable through `$SRV`). */
+  serve(endpoints: Endpoint[], version?: string): Promise<void>;
+  /**
+   * Publish an event. Durable events go to JetStream with `msgId` for de-duplication; others are
+   * fire-and-forget to every subscriber.
+   */
+  publish<E extends EventContract<z.ZodType>>(
+    event: E,
+    payload: z.input<E['payload']>,
+    options?: { msgId?: string },
+  ): Promise<void>;
+  /** Every instance receives these (no queue group): for cache invalidation and the like. */
+  subscribe<E extends EventContract<z.ZodType>>(
+    event: E,
+    handler: (payload: z.infer<E['payload']>) => void | Promise<void>,
+  ): void;
+  /** Create or update the stream that holds durable events. */
+  ensureEventStream(): Promise<void>;
+  readonly jetstream: JetStreamClient;
+  /** Subject as it is on the wire (with the stack prefix). */
+  wire(subject: string): string;
+  readonly streamName: string;
+  /** True while connected. */
+  isConnected(): boolean;
+  /** Stop serving, finish in-flight handlers, flush, close. */
+  drain(): Promise<void>;
+}
+
+const isNatsError = (err: unknown): err is NatsError =>
+  err instanceof Error && typeof (err as Partial<NatsError>).code === 'string';
+
+const failSpan = (span: Span, err: unknown) => {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+  if (err instanceof Error) span.recordException(err);
+};
+
+export const connectBus = async (options: BusOptions): Promise<Bus> => {
+  const { prefix, logger } = options;
+  const nc = await connect({
+    servers: options.url.split(','),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  const wire = (subject: string) => `${prefix}${subject}`;
+  const streamName = `${prefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EVENTS_STREAM}`;
+  const services: Service[] = [];
+  const inFlight = new Set<Promise<unknown>>();
+  const js = nc.jetstream();
+
+  const handleMessage = async (ep: Endpoint, msg: Msg): Promise<void> => {
+    const subject = ep.contract.subject;
+    const parent = extractTraceContext(msg.headers);
+    await tracer.startActiveSpan(
+      `${subject} process`,
+      { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } },
+      parent,
+      async (span) => {
+        try {
+          const parsed = ep.contract.request.safeParse(decodeJson(msg.data));
+          if (!parsed.success) throw invalidArgument(parsed.error);
+          const result = await ep.handle(parsed.data, { logger, subject });
+          msg.respond(okEnvelope(ep.contract.reply.parse(result)));
+        } catch (err) {
+          if (err instanceof ServiceError) {
+            if (err.code === 'internal' || err.code === 'unavailable') failSpan(span, err);
+            msg.respond(errorEnvelope({ code: err.code, message: err.message, field: err.field }));
+          } else {
+            failSpan(span, err);
+            logger.error('handler failed', { subject, err });
+            msg.respond(errorEnvelope({ code: 'internal', message: 'internal error' }));
+          }
+        } finally {
+          span.end();
+        }
+      },
+    );
+  };
+
+  const bus: Bus = {
+    connection: nc,
+    jetstream: js,
+    streamName,
+    wire,
+    isConnected: () => !nc.isClosed() && nc.info !== undefined,
+
+    async request<C extends RequestContract<z.ZodType, z.ZodType>>(
+      contract: C,
+      request: z.input<C['request']>,
+      opts?: { timeoutMs?: number },
+    ): Promise<z.infer<C['reply']>> {
+      const subject = contract.subject;
+      return tracer.startActiveSpan(
+        `${subject} send`,
+        { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } },
+        async (span) => {
+          try {
+            const body = contract.request.parse(request);
+            let reply: Msg;
+            try {
+              reply = await nc.request(wire(subject), encodeJson(body), {
+                timeout: opts?.timeoutMs ?? options.timeoutMs,
+                headers: injectTraceContext(context.active()),
+              });
+            } catch (err) {
+              if (isNatsError(err) && (err.code === NatsErrorCode.NoResponders || err.code === NatsErrorCode.Timeout)) {
+                throw new ServiceError(
+                  'unavailable',
+                  err.code === NatsErrorCode.NoResponders
+                    ? `${subject.split('.')[0] ?? subject} service is unavailable`
+                    : `${subject} timed out`,
+                );
+              }
+              if (isNatsError(err)) throw new ServiceError('unavailable', `message bus: ${err.message}`);
+              throw err;
+            }
+            const envelope = ZEnvelope.parse(decodeJson(reply.data));
+            if (!envelope.ok) {
+              throw new ServiceError(envelope.error.code, envelope.error.message, envelope.error.field);
+            }
+            return contract.reply.parse(envelope.data) as z.infer<C['reply']>;
+          } catch (err) {
+            failSpan(span, err);
+            throw err;
+          } finally {
+            span.end();
+          }
+        },
+      );
+    },
+
+    async serve(endpoints, version = '0.1.0') {
+      const srv = await nc.services.add({ name: options.name, version, queue: options.name });
+      services.push(srv);
+      for (const ep of endpoints) {
+        srv.addEndpoint(ep.contract.subject.replace(/\./g, '-'), {
+          subject: wire(ep.contract.subject),
+          handler: (err, msg) => {
+            if (err) {
+              logger.error('endpoint subscription failed', { subject: ep.contract.subject, err });
+              return;
+            }
+            // The services callback only catches synchronous throws; handleMessage answers its own errors.
+            const p = handleMessage(ep, msg).catch((e: unknown) => logger.error('unanswered request', { err: e }));
+            inFlight.add(p);
+            void p.finally(() => inFlight.delete(p));
+          },
+        });
+      }
+    },
+
+    async publish(event, payload, opts) {
+      const data = encodeJson(event.payload.parse(payload));
+      const headers = injectTraceContext(context.active());
+      if (event.durable) {
+        await js.publish(wire(event.subject), data, { msgID: opts?.msgId ?? randomUUID(), headers });
+      } else {
+        nc.publish(wire(event.subject), data, { headers });
+      }
+    },
+
+    subscribe<E extends EventContract<z.ZodType>>(
+      event: E,
+      handler: (payload: z.infer<E['payload']>) => void | Promise<void>,
+    ) {
+      nc.subscribe(wire(event.subject), {
+        callback: (err, msg) => {
+          if (err) return logger.error('subscription failed', { subject: event.subject, err });
+          const parsed = event.payload.safeParse(decodeJson(msg.data));
+          if (!parsed.success) return logger.warn('dropped malformed event', { subject: event.subject });
+          Promise.resolve(handler(parsed.data as z.infer<E['payload']>)).catch((e: unknown) =>
+            logger.error('event handler failed', { subject: event.subject, err: e }),
+          );
+        },
+      });
+    },
+
+    async ensureEventStream() {
+      const jsm = await nc.jetstreamManager();
+      const subjects = DURABLE_EVENT_SUBJECTS.map(wire);
+      try {
+        const info = await jsm.streams.info(streamName);
+        if (subjects.some((s) => !info.config.subjects.includes(s))) {
+          await jsm.streams.update(streamName, { ...info.config, subjects });
+        }
+      } catch (err) {
+        if (!isNatsError(err) || err.api_error?.err_code !== 10059) throw err;
+        await jsm.streams.add({ name: streamName, subjects, duplicate_window: 120_000_000_000 });
+      }
+    },
+
+    async drain() {
+      await Promise.all(services.map((s) => s.stop()));
+      await Promise.allSettled([...inFlight]);
+      if (!nc.isClosed()) await nc.drain();
+    },
+  };
+  return bus;
+};

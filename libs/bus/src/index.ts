@@ -1,0 +1,3 @@
+export * from './bus';
+export * from './envelope';
+export * from './trace-context';

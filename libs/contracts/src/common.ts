@@ -1,0 +1,49 @@
+import { randomInt } from 'node:crypto';
+import { z } from 'zod';
+
+/** Prefix of every audit ID this service issues. */
+export const AUDIT_ID_PREFIX = 'ESG';
+const AUDIT_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** `<PREFIX>-XXXX-XXXX-XXXX`: a short prefix, then three groups of four uppercase alphanumerics. */
+export const ZAuditId = z.string().regex(/^[A-Z]{2,8}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/, 'not an audit ID');
+export type TAuditId = z.infer<typeof ZAuditId>;
+
+/**
+ * A new random audit ID (60 bits of entropy; ambiguous characters 0/O and 1/I are left out so that
+ * a person can read one aloud or copy it from paper).
+ */
+export const newAuditId = (): string => {
+  const group = () => Array.from({ length: 4 }, () => AUDIT_ALPHABET[randomInt(AUDIT_ALPHABET.length)]).join('');
+  return `${AUDIT_ID_PREFIX}-${group()}-${group()}-${group()}`;
+};
+
+/** `sha256:` followed by 64 lowercase hex digits. */
+export const ZFileHash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+
+export const ZPlan = z.enum(['free', 'pro', 'business']);
+export type TPlan = z.infer<typeof ZPlan>;
+
+/**
+ * Where a signature goes. Percentages of the page as a person sees it (after /Rotate, inside the
+ * crop box), origin top-left. (x, y) place the top-left corner of the signature box.
+ */
+export const ZPosition = z.object({
+  x: z.number().min(0).max(100),
+  y: z.number().min(0).max(100),
+  page: z.number().int().min(0),
+  width: z.number().min(10).max(60),
+});
+export type TPosition = z.infer<typeof ZPosition>;
+
+export const ZIsoTimestamp = z.iso.datetime({ offset: true });
+
+export const ZHexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1e3a8a');
+
+/** One entry of a document's audit log. `hash` chains each entry to the one before it. */
+export const ZAuditEvent = z.object({
+  event: z.string(),
+  timestamp: ZIsoTimestamp,
+  details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).default({}),
+});
+export type TAuditEvent = z.infer<typeof ZAuditEvent>;

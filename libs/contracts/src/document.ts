@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { defineEvent, defineRequest } from './define';
+import { ZAuditEvent, ZAuditId, ZFileHash, ZIsoTimestamp } from './common';
+
+/** A signed document as the list endpoint shows it. */
+export const ZDocumentRecord = z.object({
+  id: z.uuid(),
+  fileName: z.string(),
+  signerName: z.string(),
+  signerEmail: z.string(),
+  signedAt: ZIsoTimestamp,
+  auditId: ZAuditId,
+  fileHash: ZFileHash,
+  ipAddress: z.string(),
+});
+export type TDocumentRecord = z.infer<typeof ZDocumentRecord>;
+
+/** An audit log entry as stored: chained by SHA-256 to the previous entry of the same document. */
+export const ZStoredAuditEvent = ZAuditEvent.extend({
+  sequence: z.number().int().nonnegative(),
+  prevHash: z.string().regex(/^[0-9a-f]{64}$/),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type TStoredAuditEvent = z.infer<typeof ZStoredAuditEvent>;
+
+export const ZDocumentDetail = ZDocumentRecord.extend({
+  userAgent: z.string(),
+  originalHash: ZFileHash,
+  size: z.number().int(),
+  pageCount: z.number().int(),
+  createdAt: ZIsoTimestamp,
+  auditLog: z.array(ZStoredAuditEvent),
+});
+export type TDocumentDetail = z.infer<typeof ZDocumentDetail>;
+
+export const ZRecordDocumentRequest = z.object({
+  accountId: z.uuid(),
+  auditId: ZAuditId,
+  fileName: z.string(),
+  signerName: z.string(),
+  signerEmail: z.string(),
+  ipAddress: z.string(),
+  userAgent: z.string(),
+  signedAt: ZIsoTimestamp,
+  fileHash: ZFileHash,
+  originalHash: ZFileHash,
+  objectKey: z.string(),
+  size: z.number().int().positive(),
+  pageCount: z.number().int().positive(),
+  events: z.array(ZAuditEvent),
+});
+export type TRecordDocumentRequest = z.infer<typeof ZRecordDocumentRequest>;
+
+/** Persist a signed document, its audit log and its outbox event in one transaction. */
+export const DocumentRecord = defineRequest(
+  'document.record',
+  ZRecordDocumentRequest,
+  z.object({ id: z.uuid() }),
+);
+
+export const ZDocumentSort = z.enum(['signed_at', 'file_name', 'created_at']);
+
+export const ZListDocumentsRequest = z.object({
+  accountId: z.uuid(),
+  page: z.number().int().min(1),
+  limit: z.number().int().min(1).max(100),
+  search: z.string().max(200).optional(),
+  /** Inclusive lower bound, as an instant (start of the given day in UTC when a date was given). */
+  signedFrom: ZIsoTimestamp.optional(),
+  /** Exclusive upper bound, as an instant (start of the day after dateTo, so dateTo is inclusive). */
+  signedBefore: ZIsoTimestamp.optional(),
+  sortBy: ZDocumentSort,
+  sortDir: z.enum(['asc', 'desc']),
+});
+export type TListDocumentsRequest = z.infer<typeof ZListDocumentsRequest>;
+
+export const DocumentList = defineRequest(
+  'document.list',
+  ZListDocumentsRequest,
+  z.object({
+    documents: z.array(ZDocumentRecord),
+    total: z.number().int(),
+    page: z.number().int(),
+    pages: z.number().int(),
+  }),
+);
+
+/** One document with its audit log; `not_found` when it is not this account's. */
+export const DocumentGet = defineRequest(
+  'document.get',
+  z.object({ accountId: z.uuid(), auditId: z.string() }),
+  ZDocumentDetail,
+);
+
+/** Published from document-store's outbox once a signed document is durable. */
+export const DocumentSigned = defineEvent(
+  'events.document.signed',
+  z.object({
+    documentId: z.uuid(),
+    accountId: z.uuid(),
+    auditId: ZAuditId,
+    fileHash: ZFileHash,
+    signedAt: ZIsoTimestamp,
+  }),
+  { durable: true },
+);

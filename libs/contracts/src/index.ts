@@ -1,0 +1,7 @@
+export * from './errors';
+export * from './define';
+export * from './common';
+export * from './key';
+export * from './pdf';
+export * from './document';
+export * from './health';

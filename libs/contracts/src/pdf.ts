@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defineRequest } from './define';
+import { ZAuditEvent, ZAuditId, ZFileHash, ZHexColor, ZIsoTimestamp, ZPosition } from './common';
+
+/** Document kinds the signer accepts, as sniffed from the bytes. */
+export const ZDocumentKind = z.enum(['pdf', 'png', 'jpeg']);
+export type TDocumentKind = z.infer<typeof ZDocumentKind>;
+
+/** Largest signature image accepted inline in a message (base64 of the image bytes). */
+export const MAX_SIGNATURE_IMAGE_BYTES = 512 * 1024;
+
+/** The signature to stamp. Images travel inline (small, capped); documents never do. */
+export const ZSignature = z.discriminatedUnion('mode', [
+  z.object({
+    mode: z.enum(['draw', 'upload']),
+    /** PNG or JPEG bytes, base64. */
+    imageBase64: z.string().max(Math.ceil(MAX_SIGNATURE_IMAGE_BYTES / 3) * 4),
+  }),
+  z.object({ mode: z.literal('type'), typedName: z.string().min(1).max(200), color: ZHexColor }),
+]);
+export type TSignature = z.infer<typeof ZSignature>;
+
+export const ZSigner = z.object({
+  name: z.string().min(1),
+  email: z.string().min(1),
+  ipAddress: z.string(),
+  userAgent: z.string(),
+});
+export type TSigner = z.infer<typeof ZSigner>;
+
+export const ZSignPdfRequest = z.object({
+  accountId: z.uuid(),
+  /** Object key of the uploaded original (claim check). */
+  uploadKey: z.string().min(1),
+  fileName: z.string().min(1),
+  kind: ZDocumentKind,
+  signature: ZSignature,
+  positions: z.array(ZPosition).min(1).max(50),
+  signer: ZSigner,
+  /** When the upload was received, for the audit log. */
+  receivedAt: ZIsoTimestamp,
+});
+export type TSignPdfRequest = z.infer<typeof ZSignPdfRequest>;
+
+export const ZSignPdfReply = z.object({
+  auditId: ZAuditId,
+  signedAt: ZIsoTimestamp,
+  /** Object key of the signed PDF. */
+  signedKey: z.string(),
+  /** File name for Content-Disposition, always ending in .pdf. */
+  signedFileName: z.string(),
+  /** SHA-256 of exactly the signed bytes. */
+  fileHash: ZFileHash,
+  /** SHA-256 of the original upload. */
+  originalHash: ZFileHash,
+  size: z.number().int().positive(),
+  pageCount: z.number().int().positive(),
+  /** What the signer did, in order, for the audit log. */
+  events: z.array(ZAuditEvent),
+});
+export type TSignPdfReply = z.infer<typeof ZSignPdfReply>;
+
+/** Stamp, add the audit trail, seal; store the signed PDF; never returns file bytes. */
+export const PdfSign = defineRequest('pdf.sign', ZSignPdfRequest, ZSignPdfReply);

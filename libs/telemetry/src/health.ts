@@ -1,0 +1,36 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface HealthServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * /healthz (the process is alive) and /readyz (its dependencies answer) for services that have no
+ * HTTP API of their own.
+ */
+export const startHealthServer = async (options: {
+  port: number;
+  ready: () => Promise<boolean> | boolean;
+}): Promise<HealthServer> => {
+  const server: Server = createServer((req, res) => {
+    const reply = (status: number, body: object) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.url === '/healthz') return reply(200, { status: 'ok' });
+    if (req.url === '/readyz') {
+      Promise.resolve(options.ready())
+        .then((ok) => reply(ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' }))
+        .catch(() => reply(503, { status: 'not ready' }));
+      return;
+    }
+    reply(404, { error: 'not found' });
+  });
+  await new Promise<void>((resolve) => server.listen(options.port, resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+};

@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+// One test command for the whole repo: unit and integration tests of every package, then the
+// end-to-end suite that drives the whole stack through HTTP.
+export default defineConfig({
+  test: {
+    projects: ['libs/*', 'services/*', 'test'],
+  },
+});
