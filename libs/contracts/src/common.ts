@@ -28,11 +28,18 @@ export type TPlan = z.infer<typeof ZPlan>;
  * Where a signature goes. Percentages of the page as a person sees it (after /Rotate, inside the
  * crop box), origin top-left. (x, y) place the top-left corner of the signature box.
  */
+const percent = (name: string, min: number, max: number) => {
+  const error = `${name} must be a number from ${min} to ${max}`;
+  return z.number({ error }).min(min, error).max(max, error);
+};
 export const ZPosition = z.object({
-  x: z.number().min(0).max(100),
-  y: z.number().min(0).max(100),
-  page: z.number().int().min(0),
-  width: z.number().min(10).max(60),
+  x: percent('x', 0, 100),
+  y: percent('y', 0, 100),
+  page: z
+    .number({ error: 'page must be a zero-based page index' })
+    .int('page must be a zero-based page index')
+    .min(0, 'page must be a zero-based page index'),
+  width: percent('width', 10, 60),
 });
 export type TPosition = z.infer<typeof ZPosition>;
 

@@ -1,0 +1,78 @@
+/**
+ * `pnpm dev`: the whole stack on a laptop without Docker. NATS from NATS_URL or nats-server on PATH,
+ * Postgres from DATABASE_URL or embedded, an embedded S3-protocol server; then every service as its own
+ * process, logs merged and readable. Ctrl-C stops everything.
+ */
+import { join } from 'node:path';
+import {
+  PrerequisiteError,
+  REPO_ROOT,
+  startEmbeddedInfra,
+  startServices,
+  type ServiceName,
+} from '@esign/stack';
+import { formatLogLine } from './format-log';
+
+const env = process.env;
+const dataDir = env.ESIGN_DATA_DIR ?? join(REPO_ROOT, '.data', 'dev');
+const gatewayPort = Number(env.PORT ?? 8080);
+
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 20) {
+  console.error(`Node ${process.versions.node} is too old: this project needs Node 20.19+ or 22.12+.`);
+  process.exit(1);
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+let infra: Awaited<ReturnType<typeof startEmbeddedInfra>> | undefined;
+let stack: Awaited<ReturnType<typeof startServices>> | undefined;
+let stopping = false;
+
+const stop = async (code: number) => {
+  if (stopping) return;
+  stopping = true;
+  log('\nstopping services…');
+  await stack?.stop();
+  await infra?.stop();
+  log('stopped.');
+  process.exit(code);
+};
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+try {
+  infra = await startEmbeddedInfra({
+    dataDir,
+    natsUrl: env.NATS_URL,
+    databaseUrl: env.DATABASE_URL,
+    s3Endpoint: env.S3_ENDPOINT,
+  });
+  for (const s of infra.started) log(`started ${s}`);
+  stack = await startServices({
+    natsUrl: infra.natsUrl,
+    databaseUrl: infra.databaseUrl,
+    s3: infra.s3,
+    busPrefix: env.BUS_PREFIX ?? '',
+    gatewayPort,
+    env: {
+      LOG_LEVEL: env.LOG_LEVEL ?? 'info',
+      PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`,
+      ...(env.OTEL_EXPORTER_OTLP_ENDPOINT ? { OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT } : {}),
+    },
+    onLine: (service: ServiceName, line: string) => log(formatLogLine(service, line)),
+  });
+  log(`
+  E-signature service is up: http://localhost:${gatewayPort}
+    field reference:  http://localhost:${gatewayPort}/api/v1/sign
+    get an API key:   pnpm cli keys create --email you@example.com --plan business
+    data kept in:     ${dataDir}
+  Ctrl-C stops everything.
+`);
+} catch (err) {
+  if (err instanceof PrerequisiteError) console.error(`\n${err.message}\n`);
+  else console.error('\nCould not start the stack:', err instanceof Error ? err.message : err, '\n');
+  await stack?.stop();
+  await infra?.stop();
+  process.exit(1);
+}

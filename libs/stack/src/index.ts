@@ -1,0 +1,3 @@
+export * from './ports';
+export * from './services';
+export * from './embedded';

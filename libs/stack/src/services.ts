@@ -1,0 +1,149 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './ports';
+
+/** The repository root (this file is libs/stack/src/services.ts). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Services in start order: those others call first, the gateway last. */
+export const SERVICE_NAMES = ['key', 'document-store', 'pdf-signer', 'template', 'gateway'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export interface InfraEndpoints {
+  natsUrl: string;
+  databaseUrl: string;
+  s3: { endpoint: string; accessKey: string; secretKey: string; region: string; bucket: string };
+}
+
+export interface StackOptions extends InfraEndpoints {
+  busPrefix: string;
+  /** Port of the gateway; 0 picks a free one. */
+  gatewayPort: number;
+  services?: readonly ServiceName[];
+  /** Extra environment for every service (or per service). */
+  env?: Record<string, string>;
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Receives every line a service prints. Default: discard. */
+  onLine?: (service: ServiceName, line: string) => void;
+  readyTimeoutMs?: number;
+}
+
+interface RunningService {
+  name: ServiceName;
+  child: ChildProcess;
+  healthUrl: string;
+}
+
+export interface RunningStack {
+  readonly gatewayUrl: string;
+  /** Stop one service (SIGTERM, then SIGKILL after a grace period). */
+  stopService(name: ServiceName): Promise<void>;
+  /** Start a stopped service again with the same configuration. */
+  startService(name: ServiceName): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const waitReady = async (svc: RunningService, timeoutMs: number): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  svc.child.once('exit', () => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${svc.name} exited during start-up (code ${svc.child.exitCode ?? 'signal'})`);
+    try {
+      const res = await fetch(`${svc.healthUrl}/readyz`);
+      if (res.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${svc.name} was not ready within ${timeoutMs} ms`);
+};
+
+const stopChild = async (child: ChildProcess, graceMs = 15_000): Promise<void> => {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+};
+
+/**
+ * Start the services as separate Node processes (exactly as in a container: `node --import tsx
+ * services/<name>/src/main.ts`), wait until each answers /readyz, and return a handle to stop them.
+ */
+export const startServices = async (options: StackOptions): Promise<RunningStack> => {
+  const names =
+    options.services ?? SERVICE_NAMES.filter((n) => existsSync(join(REPO_ROOT, 'services', n, 'src', 'main.ts')));
+  const gatewayPort = options.gatewayPort || (await freePort());
+  const running = new Map<ServiceName, RunningService>();
+  const ports = new Map<ServiceName, number>();
+  for (const name of names) ports.set(name, name === 'gateway' ? gatewayPort : await freePort());
+
+  const baseEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'info',
+    NATS_URL: options.natsUrl,
+    BUS_PREFIX: options.busPrefix,
+    DATABASE_URL: options.databaseUrl,
+    S3_ENDPOINT: options.s3.endpoint,
+    S3_ACCESS_KEY: options.s3.accessKey,
+    S3_SECRET_KEY: options.s3.secretKey,
+    S3_REGION: options.s3.region,
+    S3_BUCKET: options.s3.bucket,
+    ...options.env,
+  };
+
+  const launch = async (name: ServiceName) => {
+    const port = ports.get(name) ?? 0;
+    const env = {
+      ...baseEnv,
+      ...(name === 'gateway' ? { PORT: String(port) } : { HEALTH_PORT: String(port) }),
+      ...options.serviceEnv?.[name],
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', join('services', name, 'src', 'main.ts')], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      if (!stream) continue;
+      createInterface({ input: stream }).on('line', (line) => options.onLine?.(name, line));
+    }
+    const svc = { name, child, healthUrl: `http://127.0.0.1:${port}` };
+    running.set(name, svc);
+    await waitReady(svc, options.readyTimeoutMs ?? 60_000);
+  };
+
+  const stopAll = async () => {
+    for (const name of [...names].reverse()) {
+      const svc = running.get(name);
+      if (svc) await stopChild(svc.child);
+    }
+  };
+
+  try {
+    // Start in parallel: each waits for its own dependencies through the bus when it is first used.
+    await Promise.all(names.map(launch));
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+
+  return {
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    async stopService(name) {
+      const svc = running.get(name);
+      if (svc) await stopChild(svc.child);
+    },
+    startService: launch,
+    stop: stopAll,
+  };
+};

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import S3rver from 's3rver';
+
+/**
+ * Test infrastructure. The services already running on a machine are used when their URLs are set
+ * (NATS_URL, DATABASE_URL); otherwise testcontainers starts them (a laptop with Docker).
+ */
+
+/** A subject/stream prefix unique to one test run, so that runs can share a NATS server. */
+export const uniqueBusPrefix = (label = 't'): string => `${label}${randomBytes(4).toString('hex')}.`;
+
+let natsContainer: Promise<{ url: string; stop: () => Promise<void> }> | undefined;
+
+/** URL of a NATS server with JetStream: NATS_URL, or a container started once per process. */
+export const testNatsUrl = async (): Promise<string> => {
+  if (process.env.NATS_URL) return process.env.NATS_URL;
+  natsContainer ??= (async () => {
+    const { GenericContainer, Wait } = await import('testcontainers');
+    const c = await new GenericContainer('nats:2.10-alpine')
+      .withCommand(['-js'])
+      .withExposedPorts(4222)
+      .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+      .start();
+    return { url: `nats://${c.getHost()}:${c.getMappedPort(4222)}`, stop: async () => void (await c.stop()) };
+  })();
+  return (await natsContainer).url;
+};
+
+let pgContainer: Promise<string> | undefined;
+
+const serverUrl = async (): Promise<string> => {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  pgContainer ??= (async () => {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+    const c = await new PostgreSqlContainer('postgres:16-alpine').start();
+    return c.getConnectionUri();
+  })();
+  return pgContainer;
+};
+
+export interface TestDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database on the test server; `drop` removes it. */
+export const createTestDatabase = async (label = 'esign_t'): Promise<TestDatabase> => {
+  const base = new URL(await serverUrl());
+  const name = `${label}_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base.toString());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base.toString() });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+};
+
+export interface TestS3 {
+  readonly endpoint: string;
+  readonly accessKey: string;
+  readonly secretKey: string;
+  readonly region: string;
+  stop(): Promise<void>;
+}
+
+/** The embedded S3-protocol server on a free loopback port, storing under a temporary folder. */
+export const startTestS3 = async (options: { port?: number; directory?: string } = {}): Promise<TestS3> => {
+  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'esign-s3-')));
+  const server = new S3rver({
+    port: options.port ?? 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    // s3rver does not check credentials; any key pair is accepted.
+    configureBuckets: [],
+  });
+  const address = (await server.run()) as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${address.port}`,
+    accessKey: 'S3RVER',
+    secretKey: 'S3RVER',
+    region: 'us-east-1',
+    async stop() {
+      await server.close();
+      if (!options.directory) await rm(directory, { recursive: true, force: true });
+    },
+  };
+};

@@ -1,0 +1,14 @@
+import type { BlobStore } from '@esign/blob';
+import type { Bus } from '@esign/bus';
+import type { Logger } from '@esign/telemetry';
+import type { TGatewayConfig } from './config';
+import type { KeyCache } from './http/key-cache';
+
+/** What the gateway's routes are built from; wired once in start.ts. */
+export interface GatewayDeps {
+  config: TGatewayConfig;
+  bus: Bus;
+  blob: BlobStore;
+  logger: Logger;
+  keyCache: KeyCache;
+}

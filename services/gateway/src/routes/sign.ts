@@ -1,0 +1,132 @@
+import type { Request, Response, Router } from 'express';
+import express from 'express';
+import { DocumentRecord, PdfSign, ServiceError, type TPosition, type TSignature } from '@esign/contracts';
+import type { GatewayDeps } from '../deps';
+import { principalOf } from '../http/auth';
+import { clientIp, userAgent } from '../http/client-info';
+import { receiveUpload } from '../http/receive-upload';
+import { parseImageDataUri } from '../http/sniff';
+import { parseOrThrow } from '../http/validation';
+import { ZSignFields, type TSignFields } from '../sign-fields';
+import { renderSignReference, signReference } from '../pages/sign-reference';
+
+/** Content-Disposition with an ASCII fallback and the UTF-8 name (RFC 6266 / 5987). */
+export const attachment = (fileName: string): string => {
+  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+};
+
+const toSignature = (fields: TSignFields): TSignature => {
+  if (fields.mode === 'type') {
+    return { mode: 'type', typedName: fields.typedName ?? '', color: fields.sigColor.toLowerCase() };
+  }
+  const image = parseImageDataUri(fields.signatureData ?? '');
+  if (!image) {
+    throw new ServiceError(
+      'invalid_argument',
+      'signatureData must be a base64 data URI of a PNG or JPEG image (data:image/png;base64,...)',
+      'signatureData',
+    );
+  }
+  return { mode: fields.mode, imageBase64: image.bytes.toString('base64') };
+};
+
+const toPositions = (fields: TSignFields): TPosition[] =>
+  fields.positions ?? [{ x: fields.x, y: fields.y, page: fields.page, width: fields.width }];
+
+/** Errors of the signer about a position name the field the client actually sent. */
+const renameFieldForSingle = (err: unknown, usedPositions: boolean): unknown => {
+  if (usedPositions || !(err instanceof ServiceError) || !err.field?.startsWith('positions')) return err;
+  const field = err.field.split('.').pop() ?? 'page';
+  return new ServiceError(err.code, err.message, field);
+};
+
+/** POST /api/v1/sign (Bearer key) and GET /api/v1/sign (the field reference, no auth). */
+export const signReferenceRoute = (deps: GatewayDeps) => (req: Request, res: Response) => {
+  const reference = signReference({ maxFileBytes: deps.config.SIGN_MAX_FILE_BYTES });
+  if (req.accepts(['html', 'json']) === 'html') {
+    res.type('html').send(renderSignReference(reference));
+  } else {
+    res.json(reference);
+  }
+};
+
+export const signRouter = (deps: GatewayDeps): Router => {
+  const router = express.Router();
+  router.post('/sign', async (req, res) => {
+    const principal = principalOf(res);
+    const receivedAt = new Date().toISOString();
+    const upload = await receiveUpload(req, {
+      blob: deps.blob,
+      maxFileBytes: deps.config.SIGN_MAX_FILE_BYTES,
+      accept: ['pdf', 'png', 'jpeg'],
+    });
+    let handedToSigner = false;
+    try {
+      if (!upload.file) throw new ServiceError('invalid_argument', 'file is required (PDF, PNG or JPG)', 'file');
+      const fields = parseOrThrow(ZSignFields, upload.fields);
+      const signature = toSignature(fields);
+      handedToSigner = true;
+      const signed = await deps.bus
+        .request(
+          PdfSign,
+          {
+            accountId: principal.accountId,
+            uploadKey: upload.file.key,
+            fileName: upload.file.fileName,
+            kind: upload.file.kind,
+            signature,
+            positions: toPositions(fields),
+            signer: {
+              name: fields.signerName,
+              email: fields.signerEmail,
+              ipAddress: clientIp(req),
+              userAgent: userAgent(req),
+            },
+            receivedAt,
+          },
+          { timeoutMs: deps.config.SIGN_TIMEOUT_MS },
+        )
+        .catch((err: unknown) => {
+          throw renameFieldForSingle(err, fields.positions !== undefined);
+        });
+      // 200 only once the record is durable: a GET right after finds it.
+      await deps.bus.request(DocumentRecord, {
+        accountId: principal.accountId,
+        auditId: signed.auditId,
+        fileName: upload.file.fileName,
+        signerName: fields.signerName,
+        signerEmail: fields.signerEmail,
+        ipAddress: clientIp(req),
+        userAgent: userAgent(req),
+        signedAt: signed.signedAt,
+        fileHash: signed.fileHash,
+        originalHash: signed.originalHash,
+        objectKey: signed.signedKey,
+        size: signed.size,
+        pageCount: signed.pageCount,
+        events: signed.events,
+      });
+      const body = await deps.blob.get(signed.signedKey);
+      res.status(200).set({
+        'Content-Type': 'application/pdf',
+        'Content-Length': String(signed.size),
+        'Content-Disposition': attachment(signed.signedFileName),
+        'X-Audit-Id': signed.auditId,
+        'X-Signed-At': signed.signedAt,
+        'X-File-Hash': signed.fileHash,
+        'Cache-Control': 'no-store',
+      });
+      body.on('error', (err) => {
+        deps.logger.error('streaming the signed PDF failed', { auditId: signed.auditId, err });
+        res.destroy(err);
+      });
+      body.pipe(res);
+    } catch (err) {
+      // The signer deletes the upload once it has it; before that it is ours to remove.
+      if (upload.file && !handedToSigner) await deps.blob.remove(upload.file.key).catch(() => undefined);
+      throw err;
+    }
+  });
+  return router;
+};

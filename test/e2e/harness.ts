@@ -1,0 +1,76 @@
+import { inject } from 'vitest';
+import { connectBus, type Bus } from '@esign/bus';
+import { KeyCreate, KeyRevoke, type TPlan } from '@esign/contracts';
+import { createLogger } from '@esign/telemetry';
+
+const stack = inject('stack');
+
+/** Base URL of the gateway of the shared e2e stack. */
+export const baseUrl = stack.gatewayUrl;
+
+let bus: Promise<Bus> | undefined;
+/** A bus client on the stack's prefix (to create and revoke keys as an operator would). */
+export const operatorBus = (): Promise<Bus> =>
+  (bus ??= connectBus({
+    url: stack.natsUrl,
+    name: 'e2e-operator',
+    prefix: stack.busPrefix,
+    logger: createLogger({ service: 'e2e', level: 'error' }),
+    timeoutMs: 10_000,
+  }));
+
+export interface TestAccount {
+  apiKey: string;
+  keyId: string;
+  accountId: string;
+  email: string;
+}
+
+let n = 0;
+/** A new account with one key on the given plan (Business unless said otherwise). */
+export const createAccount = async (plan: TPlan = 'business'): Promise<TestAccount> => {
+  const email = `user${Date.now()}${n++}@example.com`;
+  const created = await (await operatorBus()).request(KeyCreate, { email, plan });
+  return { apiKey: created.apiKey, keyId: created.keyId, accountId: created.accountId, email };
+};
+
+export const revokeKey = async (keyId: string): Promise<void> => {
+  await (await operatorBus()).request(KeyRevoke, { keyId });
+};
+
+export const auth = (apiKey: string): Record<string, string> => ({ Authorization: `Bearer ${apiKey}` });
+
+/** A PNG data URI for the signatureData field. */
+export const dataUri = (png: Buffer, type = 'image/png'): string => `data:${type};base64,${png.toString('base64')}`;
+
+export interface SignFormInput {
+  file?: { bytes: Buffer; name: string; type?: string };
+  fields?: Record<string, string | number | object>;
+}
+
+/** multipart/form-data for POST /api/v1/sign. */
+export const signForm = (input: SignFormInput): FormData => {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(input.fields ?? {})) {
+    form.append(k, typeof v === 'string' ? v : JSON.stringify(v));
+  }
+  if (input.file) {
+    form.append(
+      'file',
+      new Blob([new Uint8Array(input.file.bytes)], { type: input.file.type ?? 'application/octet-stream' }),
+      input.file.name,
+    );
+  }
+  return form;
+};
+
+/** POST /api/v1/sign with a key. */
+export const sign = (apiKey: string, input: SignFormInput, headers: Record<string, string> = {}) =>
+  fetch(`${baseUrl}/api/v1/sign`, { method: 'POST', headers: { ...auth(apiKey), ...headers }, body: signForm(input) });
+
+/** The `{ error }` of a failed response, asserting it is JSON. */
+export const errorOf = async (res: Response): Promise<string> => {
+  const body = (await res.json()) as { error?: unknown };
+  if (typeof body.error !== 'string') throw new Error(`expected { error: string }, got ${JSON.stringify(body)}`);
+  return body.error;
+};
