@@ -4,6 +4,6 @@ import { defineConfig } from 'vitest/config';
 // end-to-end suite that drives the whole stack through HTTP.
 export default defineConfig({
   test: {
-    projects: ['libs/*', 'services/*', 'test/e2e/vitest.config.ts', 'test/deploy/vitest.config.ts'],
+    projects: ['libs/*', 'services/*', 'test/*/vitest.config.ts'],
   },
 });

@@ -13,9 +13,10 @@ export const parseOrThrow = <S extends z.ZodType>(schema: S, value: unknown): z.
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = issue ? fieldPath(issue.path) : '';
+  const path = issue?.path ?? [];
+  const field = fieldPath(path);
   const message = issue?.message ?? 'invalid request';
-  // Messages of our schemas already name their field; generic ones get it prefixed.
-  const named = field && !message.startsWith(field.split(/[.[]/).pop() ?? field) ? `${field}: ${message}` : message;
-  throw new ServiceError('invalid_argument', field.startsWith('positions[') ? `${fieldPath(issue?.path.slice(0, 2) ?? [])}: ${message}` : named, field);
+  // Our top-level messages already start with their field's name; any other gets the path in front.
+  const named = path.length === 1 && message.startsWith(field) ? message : field ? `${field}: ${message}` : message;
+  throw new ServiceError('invalid_argument', named, field);
 };
