@@ -12,6 +12,8 @@ export interface BlobStore {
   getBuffer(key: string): Promise<Buffer>;
   stat(key: string): Promise<{ size: number } | undefined>;
   remove(key: string): Promise<void>;
+  /** Keys under a prefix (for operations and tests; not for hot paths). */
+  list(prefix: string): Promise<string[]>;
   /** True when the bucket answers. */
   ping(): Promise<boolean>;
 }
@@ -97,6 +99,14 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
     },
     async remove(key) {
       await client.removeObject(bucket, key);
+    },
+    async list(prefix) {
+      const keys: string[] = [];
+      for await (const item of client.listObjectsV2(bucket, prefix, true)) {
+        const name = (item as { name?: string }).name;
+        if (name) keys.push(name);
+      }
+      return keys;
     },
     async ping() {
       try {

@@ -61,12 +61,10 @@ export const signRouter = (deps: GatewayDeps): Router => {
       maxFileBytes: deps.config.SIGN_MAX_FILE_BYTES,
       accept: ['pdf', 'png', 'jpeg'],
     });
-    let handedToSigner = false;
     try {
       if (!upload.file) throw new ServiceError('invalid_argument', 'file is required (PDF, PNG or JPG)', 'file');
       const fields = parseOrThrow(ZSignFields, upload.fields);
       const signature = toSignature(fields);
-      handedToSigner = true;
       const signed = await deps.bus
         .request(
           PdfSign,
@@ -123,8 +121,9 @@ export const signRouter = (deps: GatewayDeps): Router => {
       });
       body.pipe(res);
     } catch (err) {
-      // The signer deletes the upload once it has it; before that it is ours to remove.
-      if (upload.file && !handedToSigner) await deps.blob.remove(upload.file.key).catch(() => undefined);
+      // The signer deletes the upload when it is done with it; if it never got it (or we stopped waiting),
+      // it is ours to remove. Removing twice is harmless.
+      if (upload.file) await deps.blob.remove(upload.file.key).catch(() => undefined);
       throw err;
     }
   });

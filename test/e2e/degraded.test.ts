@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBlobStore } from '@esign/blob';
+import { connectBus, type Bus } from '@esign/bus';
+import { KeyCreate, KeyRevoke } from '@esign/contracts';
+import { startServices, type RunningStack } from '@esign/stack';
+import { createLogger } from '@esign/telemetry';
+import { createTestDatabase, makePdf, makePng, startTestS3, testNatsUrl, uniqueBusPrefix, type TestDatabase, type TestS3 } from '@esign/testing';
+
+/**
+ * A second, deliberately incomplete stack: two gateway replicas and the key service, but no signer
+ * and no document store, a long key cache and a tight rate limit.
+ */
+let db: TestDatabase;
+let s3: TestS3;
+let stack: RunningStack;
+let replica: RunningStack;
+let bus: Bus;
+let form: () => FormData;
+
+beforeAll(async () => {
+  const natsUrl = await testNatsUrl();
+  db = await createTestDatabase('esign_degraded');
+  s3 = await startTestS3();
+  const busPrefix = uniqueBusPrefix('deg');
+  const options = {
+    natsUrl,
+    databaseUrl: db.url,
+    s3: { ...s3, bucket: 'esign' },
+    busPrefix,
+    gatewayPort: 0,
+    env: { LOG_LEVEL: 'error', KEY_CACHE_TTL_MS: '600000', RATE_LIMIT_PER_MINUTE: '5' },
+  };
+  stack = await startServices({ ...options, services: ['key', 'gateway'] });
+  replica = await startServices({ ...options, services: ['gateway'] });
+  bus = await connectBus({ url: natsUrl, name: 'e2e', prefix: busPrefix, logger: createLogger({ service: 'e2e', level: 'error' }), timeoutMs: 5000 });
+  const pdf = await makePdf({ pages: 1 });
+  const png = await makePng({ width: 90, height: 30 });
+  form = () => {
+    const f = new FormData();
+    f.append('signerName', 'A');
+    f.append('signerEmail', 'a@example.com');
+    f.append('signatureData', `data:image/png;base64,${png.toString('base64')}`);
+    f.append('file', new Blob([new Uint8Array(pdf)]), 'a.pdf');
+    return f;
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await bus?.drain();
+  await replica?.stop();
+  await stack?.stop();
+  await s3?.stop();
+  await db?.drop();
+});
+
+const newKey = async () => (await bus.request(KeyCreate, { email: `deg${Date.now()}${Math.random()}@example.com`, plan: 'business' }));
+
+describe('when parts of the system are down or overloaded', () => {
+  it('answers 503 with a JSON error when the signer is not running, and removes the upload', async () => {
+    const { apiKey } = await newKey();
+    const res = await fetch(`${stack.gatewayUrl}/api/v1/sign`, { method: 'POST', headers: { Authorization: `Bearer ${apiKey}` }, body: form() });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: expect.stringMatching(/unavailable/) });
+    const blob = createBlobStore({ ...s3, bucket: 'esign' });
+    expect(await blob.list('uploads/')).toEqual([]);
+  });
+
+  it('answers 503 when the key service is down, and recovers when it is back', async () => {
+    const { apiKey } = await newKey();
+    await stack.stopService('key');
+    try {
+      const res = await fetch(`${stack.gatewayUrl}/api/v1/documents`, { headers: { Authorization: `Bearer ${apiKey}` } });
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: string }).error).toMatch(/key service is unavailable/);
+    } finally {
+      await stack.startService('key');
+    }
+    const res = await fetch(`${stack.gatewayUrl}/api/v1/documents`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    expect(res.status).toBe(503); // the key service answers again; the document store is (still) missing
+    expect(((await res.json()) as { error: string }).error).toMatch(/document service is unavailable/);
+  });
+
+  it('refuses a revoked key at once on every gateway replica, despite a ten-minute cache', async () => {
+    const key = await newKey();
+    for (const gw of [stack.gatewayUrl, replica.gatewayUrl]) {
+      const res = await fetch(`${gw}/api/v1/documents`, { headers: { Authorization: `Bearer ${key.apiKey}` } });
+      expect(res.status).toBe(503); // authenticated (and now cached); the list itself has no service here
+    }
+    await bus.request(KeyRevoke, { keyId: key.keyId });
+    await new Promise((r) => setTimeout(r, 100));
+    for (const gw of [stack.gatewayUrl, replica.gatewayUrl]) {
+      const res = await fetch(`${gw}/api/v1/documents`, { headers: { Authorization: `Bearer ${key.apiKey}` } });
+      expect(res.status).toBe(401);
+    }
+  });
+
+  it('answers 429 with Retry-After past the rate limit, per key', async () => {
+    const a = await newKey();
+    const b = await newKey();
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await fetch(`${stack.gatewayUrl}/api/v1/documents`, { headers: { Authorization: `Bearer ${a.apiKey}` } });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(((await res.json()) as { error: string }).error).toMatch(/Rate limit/);
+      } else await res.arrayBuffer();
+    }
+    expect(statuses.slice(0, 5).every((s) => s !== 429)).toBe(true);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+    const other = await fetch(`${stack.gatewayUrl}/api/v1/documents`, { headers: { Authorization: `Bearer ${b.apiKey}` } });
+    expect(other.status).not.toBe(429);
+  });
+});
