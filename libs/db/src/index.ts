@@ -16,12 +16,16 @@ export const createDatabase = <S extends Record<string, unknown>>(options: {
   schema: S;
   max?: number;
   applicationName: string;
+  /** Told about connections the server dropped while idle (restart, failover); the pool replaces them. */
+  onIdleError?: (err: Error) => void;
 }): Database<S> => {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     application_name: options.applicationName,
   });
+  // Without a listener, an idle connection the server terminates would crash the process.
+  pool.on('error', (err) => options.onIdleError?.(err));
   const db = drizzle(pool, { schema: options.schema });
   return {
     pool,

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { DocumentSigned, ServiceError, type TRecordDocumentRequest } from '@esign/contracts';
+import type { DocumentRepository } from '../db/document-repository';
+import { chainAuditLog } from './chain-audit-log';
+import { findUnstorableText } from './find-unstorable-text';
+
+/** The audit event the store appends once the document is durable. */
+export const RECORDED_EVENT = 'document.recorded';
+
+/**
+ * Record a signed document: the document row, its hash-chained audit log (the request's events, then
+ * `document.recorded`) and the `events.document.signed` outbox row, all in one transaction.
+ * `conflict` when the audit ID is already recorded.
+ */
+export const recordDocument = async (options: {
+  documents: DocumentRepository;
+  request: TRecordDocumentRequest;
+  now?: Date;
+}): Promise<{ id: string }> => {
+  const { request } = options;
+  const unstorable = findUnstorableText(request);
+  if (unstorable !== undefined) {
+    throw new ServiceError(
+      'invalid_argument',
+      `${unstorable}: contains characters that cannot be stored`,
+      unstorable,
+    );
+  }
+  const id = randomUUID();
+  const signedAt = new Date(request.signedAt);
+  const recordedAt = options.now ?? new Date();
+  // Timestamps are kept to the millisecond in UTC, so the hashed form is exactly the form read back.
+  const auditLog = chainAuditLog(request.auditId, [
+    ...request.events.map((e) => ({
+      event: e.event,
+      timestamp: new Date(e.timestamp).toISOString(),
+      details: e.details,
+    })),
+    { event: RECORDED_EVENT, timestamp: recordedAt.toISOString(), details: { fileHash: request.fileHash } },
+  ]);
+  const recorded = await options.documents.recordDocument({
+    document: {
+      id,
+      accountId: request.accountId,
+      auditId: request.auditId,
+      fileName: request.fileName,
+      signerName: request.signerName,
+      signerEmail: request.signerEmail,
+      ipAddress: request.ipAddress,
+      userAgent: request.userAgent,
+      signedAt,
+      fileHash: request.fileHash,
+      originalHash: request.originalHash,
+      objectKey: request.objectKey,
+      size: request.size,
+      pageCount: request.pageCount,
+    },
+    auditLog,
+    events: [
+      {
+        id: randomUUID(),
+        subject: DocumentSigned.subject,
+        payload: DocumentSigned.payload.parse({
+          documentId: id,
+          accountId: request.accountId,
+          auditId: request.auditId,
+          fileHash: request.fileHash,
+          signedAt: signedAt.toISOString(),
+        }),
+      },
+    ],
+  });
+  if (!recorded) {
+    throw new ServiceError(
+      'conflict',
+      `a document with audit ID ${request.auditId} is already recorded`,
+      'auditId',
+    );
+  }
+  return { id };
+};

@@ -1,0 +1,88 @@
+import { fileURLToPath } from 'node:url';
+import { connectBus, type Bus } from '@esign/bus';
+import { createDatabase, migrateSchema } from '@esign/db';
+import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
+import type { TDocumentStoreConfig } from './config';
+import { createDocumentRepository } from './db/document-repository';
+import { schema } from './db/schema';
+import { getHandler } from './handlers/get';
+import { listHandler } from './handlers/list';
+import { recordHandler } from './handlers/record';
+import { createOutboxRepository } from './outbox/outbox-repository';
+import { OUTBOX_EVENTS, publishOutboxRow } from './outbox/publish-outbox-row';
+import { startOutboxRelay, type OutboxRelay } from './outbox/start-outbox-relay';
+
+/** A running document-store. */
+export interface DocumentStore {
+  /** Port of /healthz and /readyz. */
+  readonly healthPort: number;
+  /** Stop the outbox relay, stop serving, finish in-flight requests, close connections. */
+  stop(): Promise<void>;
+}
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
+
+/**
+ * Migrate the `documents` schema, make sure the JetStream event stream exists, start the outbox relay
+ * and serve `document.record`, `document.list` and `document.get`.
+ */
+export const startDocumentStore = async (
+  config: TDocumentStoreConfig,
+  options: { logger?: Logger } = {},
+): Promise<DocumentStore> => {
+  const logger = options.logger ?? createLogger({ service: 'document-store', level: config.LOG_LEVEL });
+  const database = createDatabase({
+    url: config.DATABASE_URL,
+    schema,
+    max: config.DB_POOL_MAX,
+    applicationName: 'document-store',
+  });
+  let bus: Bus | undefined;
+  let relay: OutboxRelay | undefined;
+  try {
+    await migrateSchema({ pool: database.pool, schema: 'documents', migrationsFolder: MIGRATIONS_FOLDER });
+    bus = await connectBus({
+      url: config.NATS_URL,
+      name: 'document-store',
+      prefix: config.BUS_PREFIX,
+      logger,
+      timeoutMs: config.BUS_TIMEOUT_MS,
+    });
+    const connected = bus;
+    await connected.ensureEventStream();
+    const documents = createDocumentRepository(database.db);
+    const outboxRelay = startOutboxRelay({
+      outbox: createOutboxRepository(database.db),
+      subjects: [...OUTBOX_EVENTS.keys()],
+      publish: publishOutboxRow({ bus: connected, logger }),
+      logger,
+      pollMs: config.OUTBOX_POLL_MS,
+      batchSize: config.OUTBOX_BATCH_SIZE,
+    });
+    relay = outboxRelay;
+    await connected.serve([
+      recordHandler({ documents, onRecorded: outboxRelay.notify }),
+      listHandler({ documents }),
+      getHandler({ documents }),
+    ]);
+    const health = await startHealthServer({
+      port: config.HEALTH_PORT,
+      ready: async () => connected.isConnected() && (await database.ping()),
+    });
+    return {
+      healthPort: health.port,
+      async stop() {
+        await health.close();
+        // Rows written from here on are published by another replica or after the next start.
+        await outboxRelay.stop();
+        await connected.drain();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await relay?.stop();
+    await bus?.drain().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw err;
+  }
+};

@@ -1,0 +1,143 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { connectBus, type Bus } from '@esign/bus';
+import {
+  newAuditId,
+  ServiceError,
+  type TRecordDocumentRequest,
+  type TStoredAuditEvent,
+} from '@esign/contracts';
+import { createLogger } from '@esign/telemetry';
+import { createTestDatabase, testNatsUrl, uniqueBusPrefix, type TestDatabase } from '@esign/testing';
+import pg from 'pg';
+import { loadDocumentStoreConfig, type TDocumentStoreConfig } from '../src/config';
+
+/** A database, a bus prefix and a client for one test file; `close` undoes all of it. */
+export interface TestBed {
+  readonly database: TestDatabase;
+  readonly config: TDocumentStoreConfig;
+  readonly client: Bus;
+  close(): Promise<void>;
+}
+
+/**
+ * A pg pool's `end()` resolves before its sockets have closed; dropping the database `with (force)`
+ * at that moment kills those backends and their clients raise an unhandled FATAL. Wait them out.
+ */
+export const waitForOtherConnectionsToClose = async (url: string, timeoutMs = 5000): Promise<void> => {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const { rows } = await db.query<{ n: string }>(
+        'select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+      );
+      if (rows[0]?.n === '0') return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await db.end();
+  }
+};
+
+export const createTestBed = async (label: string): Promise<TestBed> => {
+  const natsUrl = await testNatsUrl();
+  const database = await createTestDatabase(`docs_${label}`);
+  const prefix = uniqueBusPrefix(label);
+  const config = loadDocumentStoreConfig({
+    DATABASE_URL: database.url,
+    NATS_URL: natsUrl,
+    BUS_PREFIX: prefix,
+    LOG_LEVEL: 'error',
+  });
+  const client = await connectBus({
+    url: natsUrl,
+    name: `${label}-test`,
+    prefix,
+    logger: createLogger({ service: `${label}-test`, level: 'error' }),
+    timeoutMs: 10_000,
+  });
+  return {
+    database,
+    config,
+    client,
+    async close() {
+      await client.drain();
+      await waitForOtherConnectionsToClose(database.url);
+      await database.drop();
+    },
+  };
+};
+
+export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** A valid `document.record` request; override what the test is about. */
+export const recordRequest = (overrides: Partial<TRecordDocumentRequest> = {}): TRecordDocumentRequest => ({
+  accountId: randomUUID(),
+  auditId: newAuditId(),
+  fileName: 'contract.pdf',
+  signerName: 'Ada Lovelace',
+  signerEmail: 'ada@example.com',
+  ipAddress: '203.0.113.7',
+  userAgent: 'vitest',
+  signedAt: '2025-01-15T12:00:00.000Z',
+  fileHash: `sha256:${sha256Hex(randomUUID())}`,
+  originalHash: `sha256:${sha256Hex(randomUUID())}`,
+  objectKey: `signed/${randomUUID()}.pdf`,
+  size: 1234,
+  pageCount: 1,
+  events: [{ event: 'document.signed', timestamp: '2025-01-15T12:00:00.000Z', details: {} }],
+  ...overrides,
+});
+
+/** The ServiceError a call fails with; fails the test when the call succeeds. */
+export const rejection = async (promise: Promise<unknown>): Promise<ServiceError> => {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof ServiceError) return err;
+    throw err;
+  }
+  throw new Error('expected a ServiceError, but the call succeeded');
+};
+
+// An independent re-implementation of the documented canonical form, so the test checks the doc too.
+const canonical = (value: unknown): string => {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+};
+
+/** Recompute every hash of an audit log as an outside verifier would; returns the entries that fail. */
+export const verifyAuditChain = (auditId: string, log: readonly TStoredAuditEvent[]): number[] => {
+  const broken: number[] = [];
+  let prevHash = '0'.repeat(64);
+  for (const [i, entry] of log.entries()) {
+    const hash = sha256Hex(
+      canonical({
+        auditId,
+        sequence: i,
+        event: entry.event,
+        timestamp: entry.timestamp,
+        details: entry.details,
+        prevHash,
+      }),
+    );
+    if (entry.sequence !== i || entry.prevHash !== prevHash || entry.hash !== hash) broken.push(i);
+    prevHash = entry.hash;
+  }
+  return broken;
+};
+
+/** Poll until `check` resolves to a value, or fail after `timeoutMs`. */
+export const waitFor = async <T>(check: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};

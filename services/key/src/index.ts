@@ -1,0 +1,3 @@
+export { startKeyService, type KeyService } from './start';
+export { loadKeyServiceConfig, ZKeyServiceEnv, type TKeyServiceConfig } from './config';
+export { hashApiKey } from './domain/hash-api-key';
