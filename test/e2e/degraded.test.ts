@@ -28,7 +28,10 @@ beforeAll(async () => {
     s3: { ...s3, bucket: 'esign' },
     busPrefix,
     gatewayPort: 0,
-    env: { LOG_LEVEL: 'error', KEY_CACHE_TTL_MS: '600000', RATE_LIMIT_PER_MINUTE: '5' },
+    env: { LOG_LEVEL: process.env.E2E_LOGS ? 'debug' : 'error', KEY_CACHE_TTL_MS: '600000', RATE_LIMIT_PER_MINUTE: '5' },
+    onLine: (service: string, line: string) => {
+      if (process.env.E2E_LOGS) console.log(`${service} | ${line}`);
+    },
   };
   stack = await startServices({ ...options, services: ['key', 'gateway'] });
   replica = await startServices({ ...options, services: ['gateway'] });

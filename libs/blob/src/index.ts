@@ -6,8 +6,12 @@ export interface BlobStore {
   readonly bucket: string;
   /** Create the bucket when missing and let `uploads/` expire on its own (where the server supports it). */
   ensureBucket(): Promise<void>;
-  /** Store a stream or a buffer; returns the stored size. */
-  put(key: string, body: Readable | Buffer, options?: { contentType?: string; size?: number }): Promise<void>;
+  /**
+   * Store a buffer, or a stream of unknown length: a stream shorter than one part goes up in a single
+   * PUT, a longer one as a multipart upload whose parts are sent while the rest is still arriving, so
+   * memory stays bounded by the part size. Returns the stored size.
+   */
+  put(key: string, body: Readable | Buffer, options?: { contentType?: string }): Promise<number>;
   get(key: string): Promise<Readable>;
   getBuffer(key: string): Promise<Buffer>;
   stat(key: string): Promise<{ size: number } | undefined>;
@@ -27,6 +31,9 @@ export interface BlobOptions {
   /** Days after which objects under `uploads/` expire. */
   uploadTtlDays?: number;
 }
+
+/** Part size of streamed uploads (S3's minimum is 5 MiB for every part but the last). */
+export const PART_BYTES = 8 * 1024 * 1024;
 
 /** Prefix of short-lived uploads (claim checks between the gateway and the workers). */
 export const UPLOAD_PREFIX = 'uploads/';
@@ -83,8 +90,48 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
     },
     async put(key, body, opts) {
       const meta = { 'Content-Type': opts?.contentType ?? 'application/octet-stream' };
-      if (Buffer.isBuffer(body)) await client.putObject(bucket, key, body, body.length, meta);
-      else await client.putObject(bucket, key, body, opts?.size, meta);
+      if (Buffer.isBuffer(body)) {
+        await client.putObject(bucket, key, body, body.length, meta);
+        return body.length;
+      }
+      // minio-js would buffer 64 MiB and list uploads before a stream of unknown size; do it by hand.
+      let chunks: Buffer[] = [];
+      let buffered = 0;
+      let total = 0;
+      let uploadId: string | undefined;
+      const etags: { part: number; etag: string }[] = [];
+      const flushPart = async () => {
+        uploadId ??= await client.initiateNewMultipartUpload(bucket, key, meta);
+        const part = etags.length + 1;
+        const payload = Buffer.concat(chunks, buffered);
+        chunks = [];
+        buffered = 0;
+        const { etag } = await client.uploadPart(
+          { bucketName: bucket, objectName: key, uploadID: uploadId, partNumber: part, headers: {} },
+          payload,
+        );
+        etags.push({ part, etag });
+      };
+      try {
+        for await (const chunk of body) {
+          const buf = chunk as Buffer;
+          chunks.push(buf);
+          buffered += buf.length;
+          total += buf.length;
+          if (buffered >= PART_BYTES) await flushPart();
+        }
+        if (!uploadId) {
+          const whole = Buffer.concat(chunks, buffered);
+          await client.putObject(bucket, key, whole, whole.length, meta);
+          return total;
+        }
+        if (buffered > 0) await flushPart();
+        await client.completeMultipartUpload(bucket, key, uploadId, etags);
+        return total;
+      } catch (err) {
+        if (uploadId) await client.abortMultipartUpload(bucket, key, uploadId).catch(() => undefined);
+        throw err;
+      }
     },
     get: (key) => client.getObject(bucket, key),
     getBuffer,

@@ -1,8 +1,20 @@
 import './instrument';
+import { ConfigError } from '@esign/config';
 import { createLogger, onShutdown } from '@esign/telemetry';
-import { loadGatewayConfig } from './config';
+import { loadGatewayConfig, type TGatewayConfig } from './config';
 import { startGateway } from './start';
 
-const config = loadGatewayConfig();
-const gateway = await startGateway(config);
-onShutdown(createLogger({ service: 'gateway', level: config.LOG_LEVEL }), () => gateway.stop());
+let config: TGatewayConfig;
+try {
+  config = loadGatewayConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`gateway: ${err.message}\n`);
+  process.exit(1);
+}
+const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+const gateway = await startGateway(config, { logger }).catch((err: unknown) => {
+  logger.error('gateway failed to start', { err });
+  process.exit(1);
+});
+onShutdown(logger, () => gateway.stop());

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { KeyRevoked } from '@esign/contracts';
 import { createBlobStore } from '@esign/blob';
 import { connectBus } from '@esign/bus';
-import { createLogger } from '@esign/telemetry';
+import { createLogger, type Logger } from '@esign/telemetry';
 import { createApp } from './app';
 import type { TGatewayConfig } from './config';
 import { createKeyCache } from './http/key-cache';
@@ -14,8 +14,11 @@ export interface RunningGateway {
 }
 
 /** Wire the gateway: connections, adapters, routes, listener. */
-export const startGateway = async (config: TGatewayConfig): Promise<RunningGateway> => {
-  const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+export const startGateway = async (
+  config: TGatewayConfig,
+  options: { logger?: Logger } = {},
+): Promise<RunningGateway> => {
+  const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   const bus = await connectBus({
     url: config.NATS_URL,
     name: 'gateway',

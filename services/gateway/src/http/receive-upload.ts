@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import busboy from 'busboy';
 import { ServiceError, type TDocumentKind } from '@esign/contracts';
 import { UPLOAD_PREFIX, type BlobStore } from '@esign/blob';
+import type { Logger } from '@esign/telemetry';
 import { SNIFF_BYTES, sniffDocumentKind } from './sniff';
 
 export interface ReceivedFile {
@@ -28,6 +29,7 @@ export interface ReceiveOptions {
   accept: readonly TDocumentKind[];
   /** Largest text field. */
   maxFieldBytes?: number;
+  logger?: Logger;
 }
 
 const KIND_NAMES: Record<TDocumentKind, string> = { pdf: 'PDF', png: 'PNG', jpeg: 'JPEG' };
@@ -92,7 +94,7 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
     const storeFile = async (stream: Readable, fileName: string): Promise<void> => {
       let head = Buffer.alloc(0);
       let pass: PassThrough | undefined;
-      let upload: Promise<void> | undefined;
+      let upload: Promise<number> | undefined;
       let size = 0;
       let kind: TDocumentKind | undefined;
       const start = (first: Buffer) => {
@@ -108,6 +110,8 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
         const key = `${UPLOAD_PREFIX}${randomUUID()}`;
         storedKey = key;
         pass = new PassThrough({ highWaterMark: 1024 * 1024 });
+        // Errors of this stream reach us through the upload promise; a listener keeps them from crashing.
+        pass.on('error', () => undefined);
         const body = pass;
         upload = options.blob.put(key, body, { contentType: 'application/octet-stream' });
         uploadSettled = upload.catch(() => undefined);
@@ -144,6 +148,7 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
       );
       fileWork = storeFile(stream, cleanFileName(info.filename)).catch((err: unknown) => {
         stream.resume();
+        options.logger?.debug('upload failed', { err });
         fail(err);
       });
     });

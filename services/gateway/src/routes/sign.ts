@@ -60,6 +60,7 @@ export const signRouter = (deps: GatewayDeps): Router => {
       blob: deps.blob,
       maxFileBytes: deps.config.SIGN_MAX_FILE_BYTES,
       accept: ['pdf', 'png', 'jpeg'],
+      logger: deps.logger,
     });
     try {
       if (!upload.file) throw new ServiceError('invalid_argument', 'file is required (PDF, PNG or JPG)', 'file');

@@ -1,0 +1,205 @@
+{{/* Names ------------------------------------------------------------------------------------ */}}
+
+{{- define "esign.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The release-wide prefix of every object; short enough to leave room for a suffix. */}}
+{{- define "esign.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Object name of a component: <fullname>-<key in kebab case>. Takes (dict "root" $ "key" $key). */}}
+{{- define "esign.componentName" -}}
+{{- printf "%s-%s" (include "esign.fullname" .root) (kebabcase .key) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "esign.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "esign.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels ----------------------------------------------------------------------------------- */}}
+
+{{- define "esign.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/name: {{ include "esign.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: esign
+{{- end -}}
+
+{{/* Selector labels of one component or infrastructure piece. Takes (dict "root" $ "component" "gateway"). */}}
+{{- define "esign.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "esign.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "esign.componentLabels" -}}
+{{ include "esign.labels" .root }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* Images --------------------------------------------------------------------------------- */}}
+
+{{/* The image of a component: the chart-wide image with the component's overrides. */}}
+{{- define "esign.image" -}}
+{{- $image := merge (deepCopy (default dict .component.image)) .root.Values.image -}}
+{{- printf "%s:%s" $image.repository (default .root.Chart.AppVersion $image.tag | toString) -}}
+{{- end -}}
+
+{{- define "esign.imagePullPolicy" -}}
+{{- $image := merge (deepCopy (default dict .component.image)) .root.Values.image -}}
+{{- $image.pullPolicy -}}
+{{- end -}}
+
+{{/* Infrastructure endpoints --------------------------------------------------------------- */}}
+
+{{- define "esign.natsUrl" -}}
+{{- if .Values.nats.enabled -}}
+{{- printf "nats://%s-nats:4222" (include "esign.fullname" .) -}}
+{{- else -}}
+{{- .Values.externalNats.url -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "esign.s3Endpoint" -}}
+{{- if .Values.minio.enabled -}}
+{{- printf "http://%s-minio:9000" (include "esign.fullname" .) -}}
+{{- else -}}
+{{- .Values.externalS3.endpoint -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "esign.publicBaseUrl" -}}
+{{- if .Values.config.publicBaseUrl -}}
+{{- .Values.config.publicBaseUrl -}}
+{{- else if and .Values.ingress.enabled .Values.ingress.host -}}
+{{- printf "%s://%s" (ternary "https" "http" .Values.ingress.tls.enabled) .Values.ingress.host -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Secret references: name and key of each secret setting, or empty when it is not configured. */}}
+
+{{- define "esign.databaseSecret" -}}
+{{- if .Values.postgresql.enabled -}}
+{{- dict "name" (printf "%s-postgresql" (include "esign.fullname" .)) "key" "DATABASE_URL" | toJson -}}
+{{- else if .Values.externalDatabase.existingSecret -}}
+{{- dict "name" .Values.externalDatabase.existingSecret "key" (default "DATABASE_URL" .Values.externalDatabase.existingSecretKey) | toJson -}}
+{{- else if .Values.externalDatabase.url -}}
+{{- dict "name" (printf "%s-database" (include "esign.fullname" .)) "key" "DATABASE_URL" | toJson -}}
+{{- else -}}
+{{- dict | toJson -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "esign.s3Secret" -}}
+{{- if .Values.minio.enabled -}}
+{{- printf "%s-minio" (include "esign.fullname" .) -}}
+{{- else if .Values.externalS3.existingSecret -}}
+{{- .Values.externalS3.existingSecret -}}
+{{- else if and .Values.externalS3.accessKey .Values.externalS3.secretKey -}}
+{{- printf "%s-s3" (include "esign.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "esign.signingSecret" -}}
+{{- if .Values.signing.existingSecret -}}
+{{- .Values.signing.existingSecret -}}
+{{- else if and .Values.signing.keyPem .Values.signing.certPem -}}
+{{- printf "%s-signing" (include "esign.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "esign.mailSecret" -}}
+{{- if .Values.mail.existingSecret -}}
+{{- .Values.mail.existingSecret -}}
+{{- else if .Values.mail.smtpUrl -}}
+{{- printf "%s-mail" (include "esign.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "esign.redisSecret" -}}
+{{- if .Values.redis.existingSecret -}}
+{{- .Values.redis.existingSecret -}}
+{{- else if .Values.redis.url -}}
+{{- printf "%s-redis" (include "esign.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* True ("true") when some enabled component lists `need`. Takes (dict "root" $ "need" "database"). */}}
+{{- define "esign.anyNeeds" -}}
+{{- $found := false -}}
+{{- range $key, $c := .root.Values.components -}}
+{{- if and $c.enabled (has $.need (default list $c.needs)) -}}
+{{- $found = true -}}
+{{- end -}}
+{{- end -}}
+{{- if $found -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+Stops the render with a clear message when an enabled component needs something that is not
+configured. Called once from the common ConfigMap.
+*/}}
+{{- define "esign.validate" -}}
+{{- if and (not .Values.nats.enabled) (not .Values.externalNats.url) (not .Values.externalNats.existingSecret) -}}
+{{- fail "NATS: set nats.enabled=true, or externalNats.url, or externalNats.existingSecret" -}}
+{{- end -}}
+{{- if include "esign.anyNeeds" (dict "root" . "need" "database") -}}
+{{- if not (include "esign.databaseSecret" . | fromJson).name -}}
+{{- fail "Postgres: set postgresql.enabled=true, or externalDatabase.existingSecret, or externalDatabase.url" -}}
+{{- end -}}
+{{- end -}}
+{{- if include "esign.anyNeeds" (dict "root" . "need" "objectStorage") -}}
+{{- if not (include "esign.s3Endpoint" .) -}}
+{{- fail "Object storage: set minio.enabled=true or externalS3.endpoint" -}}
+{{- end -}}
+{{- if not (include "esign.s3Secret" .) -}}
+{{- fail "Object storage: set externalS3.existingSecret, or both externalS3.accessKey and externalS3.secretKey" -}}
+{{- end -}}
+{{- end -}}
+{{- if include "esign.anyNeeds" (dict "root" . "need" "mail") -}}
+{{- if not (include "esign.mailSecret" .) -}}
+{{- fail "Mail: set mail.existingSecret or mail.smtpUrl for the mailer" -}}
+{{- end -}}
+{{- end -}}
+{{- if and (not .Values.signing.existingSecret) (or .Values.signing.keyPem .Values.signing.certPem) (not (and .Values.signing.keyPem .Values.signing.certPem)) -}}
+{{- fail "Signing: set both signing.keyPem and signing.certPem (or signing.existingSecret)" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pod pieces ------------------------------------------------------------------------------- */}}
+
+{{/* An httpGet probe from {path, ...rest}. Takes (dict "probe" $p "port" "http"). */}}
+{{- define "esign.httpProbe" -}}
+httpGet:
+  path: {{ .probe.path }}
+  port: {{ .port }}
+{{- with omit .probe "path" }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The writable /tmp of a read-only root filesystem. */}}
+{{- define "esign.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    {{- with .Values.tmpVolume.sizeLimit }}
+    sizeLimit: {{ . }}
+    {{- end }}
+{{- end -}}

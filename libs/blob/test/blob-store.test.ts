@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestS3, type TestS3 } from '@esign/testing';
+import { createBlobStore, PART_BYTES, type BlobStore } from '../src';
+
+let s3: TestS3;
+let sut: BlobStore;
+
+beforeAll(async () => {
+  s3 = await startTestS3();
+  sut = createBlobStore({ ...s3, bucket: 'blob-test' });
+  await sut.ensureBucket();
+});
+afterAll(() => s3.stop());
+
+/** A stream that yields `total` bytes in chunks of `chunk`, like a network upload. */
+const streamOf = (bytes: Buffer, chunk = 64 * 1024) =>
+  Readable.from(
+    (function* () {
+      for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
+    })(),
+  );
+
+describe('blob store over the S3 protocol', () => {
+  it('stores a buffer and reads it back, and stat/remove/list work', async () => {
+    const bytes = randomBytes(1000);
+    expect(await sut.put('a/one', bytes)).toBe(1000);
+    expect(await sut.getBuffer('a/one')).toEqual(bytes);
+    expect(await sut.stat('a/one')).toEqual({ size: 1000 });
+    expect(await sut.list('a/')).toEqual(['a/one']);
+    await sut.remove('a/one');
+    expect(await sut.stat('a/one')).toBeUndefined();
+  });
+
+  it('stores a short stream of unknown length in one piece', async () => {
+    const bytes = randomBytes(300_000);
+    expect(await sut.put('b/short', streamOf(bytes))).toBe(bytes.length);
+    expect(await sut.getBuffer('b/short')).toEqual(bytes);
+  });
+
+  it('stores a stream longer than a part as a multipart upload, byte for byte', async () => {
+    const bytes = randomBytes(PART_BYTES * 2 + 12345);
+    expect(await sut.put('b/long', streamOf(bytes))).toBe(bytes.length);
+    const back = await sut.getBuffer('b/long');
+    expect(back.length).toBe(bytes.length);
+    expect(back.equals(bytes)).toBe(true);
+  });
+
+  it('stores nothing when the stream fails midway', async () => {
+    const failing = new Readable({ read() {} });
+    const done = sut.put('b/failed', failing);
+    failing.push(randomBytes(PART_BYTES + 1));
+    failing.destroy(new Error('client went away'));
+    await expect(done).rejects.toThrow('client went away');
+    expect(await sut.stat('b/failed')).toBeUndefined();
+  });
+});
