@@ -5,3 +5,4 @@ export * from './key';
 export * from './pdf';
 export * from './document';
 export * from './health';
+export * from './template';

@@ -5,6 +5,7 @@ import { errorHandler, sendError } from './http/errors';
 import { rateLimit } from './http/rate-limit';
 import { documentsRouter } from './routes/documents';
 import { signReferenceRoute, signRouter } from './routes/sign';
+import { templatesRouter } from './routes/templates';
 
 /** The HTTP edge: routes, auth, limits and error mapping. No business logic lives here. */
 export const createApp = (deps: GatewayDeps): Express => {
@@ -41,6 +42,7 @@ export const createApp = (deps: GatewayDeps): Express => {
   v1.use(requireApiKey(deps), limit);
   v1.use(signRouter(deps));
   v1.use(documentsRouter(deps));
+  v1.use(templatesRouter(deps));
   app.use('/api/v1', v1);
 
   app.use((_req, res) => sendError(res, 'not_found', 'No such endpoint'));

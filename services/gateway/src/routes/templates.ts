@@ -26,7 +26,10 @@ export const ZGenerateTemplateBody = z.object({
 
 /** JSON with every non-ASCII character escaped, so that it is a valid header value. */
 export const asciiJson = (value: unknown): string =>
-  JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  JSON.stringify(value).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
