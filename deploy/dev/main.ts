@@ -58,7 +58,9 @@ try {
     env: {
       LOG_LEVEL: env.LOG_LEVEL ?? 'info',
       PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`,
-      ...(env.OTEL_EXPORTER_OTLP_ENDPOINT ? { OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT } : {}),
+      ...(env.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? { OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT }
+        : {}),
     },
     onLine: (service: ServiceName, line: string) => log(formatLogLine(service, line)),
   });

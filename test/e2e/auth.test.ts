@@ -7,7 +7,11 @@ let form: Parameters<typeof sign>[1];
 beforeAll(async () => {
   form = {
     file: { bytes: await makePdf({ pages: 1 }), name: 'a.pdf' },
-    fields: { signerName: 'A', signerEmail: 'a@example.com', signatureData: dataUri(await makePng({ width: 90, height: 30 })) },
+    fields: {
+      signerName: 'A',
+      signerEmail: 'a@example.com',
+      signatureData: dataUri(await makePng({ width: 90, height: 30 })),
+    },
   };
 });
 

@@ -3,7 +3,16 @@ import { makePdf, makePng } from '@esign/testing';
 import { auth, baseUrl, createAccount, dataUri, errorOf, sign, type TestAccount } from './harness';
 
 interface ListBody {
-  documents: { id: string; fileName: string; auditId: string; signedAt: string; fileHash: string; signerName: string; signerEmail: string; ipAddress: string }[];
+  documents: {
+    id: string;
+    fileName: string;
+    auditId: string;
+    signedAt: string;
+    fileHash: string;
+    signerName: string;
+    signerEmail: string;
+    ipAddress: string;
+  }[];
   total: number;
   page: number;
   pages: number;
@@ -29,7 +38,11 @@ beforeAll(async () => {
       fields: { signerName: 'Grace Hopper', signerEmail: 'grace@example.com', signatureData },
     });
     expect(res.status).toBe(200);
-    signed.push({ auditId: res.headers.get('x-audit-id') ?? '', fileName, signedAt: res.headers.get('x-signed-at') ?? '' });
+    signed.push({
+      auditId: res.headers.get('x-audit-id') ?? '',
+      fileName,
+      signedAt: res.headers.get('x-signed-at') ?? '',
+    });
     await new Promise((r) => setTimeout(r, 15));
   }
   await sign(other.apiKey, {
@@ -39,11 +52,16 @@ beforeAll(async () => {
 });
 
 describe('GET /api/v1/documents', () => {
-  it('lists the account\'s documents, newest first by default, 20 a page', async () => {
+  it("lists the account's documents, newest first by default, 20 a page", async () => {
     const { status, body } = await list(owner, '');
     expect(status).toBe(200);
     expect(body).toMatchObject({ total: 4, page: 1, pages: 1 });
-    expect(body.documents.map((d) => d.fileName)).toEqual(['delta_100%.pdf', 'gamma-NDA-final.pdf', 'alpha-nda.pdf', 'beta-lease.pdf']);
+    expect(body.documents.map((d) => d.fileName)).toEqual([
+      'delta_100%.pdf',
+      'gamma-NDA-final.pdf',
+      'alpha-nda.pdf',
+      'beta-lease.pdf',
+    ]);
     const first = body.documents[0];
     expect(Object.keys(first ?? {}).sort()).toEqual(
       ['auditId', 'fileHash', 'fileName', 'id', 'ipAddress', 'signedAt', 'signerEmail', 'signerName'].sort(),
@@ -61,29 +79,58 @@ describe('GET /api/v1/documents', () => {
   });
 
   it('searches file names by partial, case-insensitive match, with wildcards taken literally', async () => {
-    expect((await list(owner, '?search=nda')).body.documents.map((d) => d.fileName).sort()).toEqual(['alpha-nda.pdf', 'gamma-NDA-final.pdf']);
-    expect((await list(owner, `?search=${encodeURIComponent('100%')}`)).body.documents.map((d) => d.fileName)).toEqual(['delta_100%.pdf']);
+    expect((await list(owner, '?search=nda')).body.documents.map((d) => d.fileName).sort()).toEqual([
+      'alpha-nda.pdf',
+      'gamma-NDA-final.pdf',
+    ]);
+    expect(
+      (await list(owner, `?search=${encodeURIComponent('100%')}`)).body.documents.map((d) => d.fileName),
+    ).toEqual(['delta_100%.pdf']);
     expect((await list(owner, '?search=_')).body.total).toBe(1);
     expect((await list(owner, '?search=zzz')).body).toMatchObject({ total: 0, pages: 0, documents: [] });
   });
 
   it('sorts by signed_at, file_name or created_at in either direction', async () => {
     const names = async (q: string) => (await list(owner, q)).body.documents.map((d) => d.fileName);
-    expect(await names('?sortBy=file_name&sortDir=asc')).toEqual(['alpha-nda.pdf', 'beta-lease.pdf', 'delta_100%.pdf', 'gamma-NDA-final.pdf']);
-    expect(await names('?sortBy=file_name&sortDir=desc')).toEqual(['gamma-NDA-final.pdf', 'delta_100%.pdf', 'beta-lease.pdf', 'alpha-nda.pdf']);
-    expect(await names('?sortBy=signed_at&sortDir=asc')).toEqual(['beta-lease.pdf', 'alpha-nda.pdf', 'gamma-NDA-final.pdf', 'delta_100%.pdf']);
-    expect(await names('?sortBy=created_at&sortDir=asc')).toEqual(['beta-lease.pdf', 'alpha-nda.pdf', 'gamma-NDA-final.pdf', 'delta_100%.pdf']);
+    expect(await names('?sortBy=file_name&sortDir=asc')).toEqual([
+      'alpha-nda.pdf',
+      'beta-lease.pdf',
+      'delta_100%.pdf',
+      'gamma-NDA-final.pdf',
+    ]);
+    expect(await names('?sortBy=file_name&sortDir=desc')).toEqual([
+      'gamma-NDA-final.pdf',
+      'delta_100%.pdf',
+      'beta-lease.pdf',
+      'alpha-nda.pdf',
+    ]);
+    expect(await names('?sortBy=signed_at&sortDir=asc')).toEqual([
+      'beta-lease.pdf',
+      'alpha-nda.pdf',
+      'gamma-NDA-final.pdf',
+      'delta_100%.pdf',
+    ]);
+    expect(await names('?sortBy=created_at&sortDir=asc')).toEqual([
+      'beta-lease.pdf',
+      'alpha-nda.pdf',
+      'gamma-NDA-final.pdf',
+      'delta_100%.pdf',
+    ]);
   });
 
   it('filters by signing date, both ends inclusive, by day or by instant', async () => {
     const today = signed[0]?.signedAt.slice(0, 10) ?? '';
-    const day = (offset: number) => new Date(Date.parse(today) + offset * 86_400_000).toISOString().slice(0, 10);
+    const day = (offset: number) =>
+      new Date(Date.parse(today) + offset * 86_400_000).toISOString().slice(0, 10);
     expect((await list(owner, `?dateFrom=${today}&dateTo=${today}`)).body.total).toBe(4);
     expect((await list(owner, `?dateTo=${day(-1)}`)).body.total).toBe(0);
     expect((await list(owner, `?dateFrom=${day(1)}`)).body.total).toBe(0);
     const second = signed[1]?.signedAt ?? '';
     const third = signed[2]?.signedAt ?? '';
-    const { body } = await list(owner, `?dateFrom=${encodeURIComponent(second)}&dateTo=${encodeURIComponent(third)}&sortDir=asc`);
+    const { body } = await list(
+      owner,
+      `?dateFrom=${encodeURIComponent(second)}&dateTo=${encodeURIComponent(third)}&sortDir=asc`,
+    );
     expect(body.documents.map((d) => d.fileName)).toEqual(['alpha-nda.pdf', 'gamma-NDA-final.pdf']);
   });
 
@@ -112,17 +159,29 @@ describe('GET /api/v1/documents', () => {
 describe('GET /api/v1/documents/:auditId', () => {
   it('returns the document with its audit log, chained entry to entry', async () => {
     const target = signed[1];
-    const res = await fetch(`${baseUrl}/api/v1/documents/${target?.auditId}`, { headers: auth(owner.apiKey) });
+    const res = await fetch(`${baseUrl}/api/v1/documents/${target?.auditId}`, {
+      headers: auth(owner.apiKey),
+    });
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { auditId: string; signerName: string; signedAt: string; auditLog: { event: string; timestamp: string; prevHash: string; hash: string }[] };
-    expect(doc).toMatchObject({ auditId: target?.auditId, signerName: 'Grace Hopper', signedAt: target?.signedAt, fileName: 'alpha-nda.pdf' });
+    const doc = (await res.json()) as {
+      auditId: string;
+      signerName: string;
+      signedAt: string;
+      auditLog: { event: string; timestamp: string; prevHash: string; hash: string }[];
+    };
+    expect(doc).toMatchObject({
+      auditId: target?.auditId,
+      signerName: 'Grace Hopper',
+      signedAt: target?.signedAt,
+      fileName: 'alpha-nda.pdf',
+    });
     expect(doc.auditLog.length).toBeGreaterThanOrEqual(4);
     doc.auditLog.forEach((entry, i) => {
       expect(entry.prevHash).toBe(i === 0 ? '0'.repeat(64) : doc.auditLog[i - 1]?.hash);
     });
   });
 
-  it('answers 404 for an unknown audit ID, a malformed one, and another account\'s document', async () => {
+  it("answers 404 for an unknown audit ID, a malformed one, and another account's document", async () => {
     for (const id of ['ESG-ZZZZ-ZZZZ-ZZZZ', 'not-an-id', signed[0]?.auditId ?? '']) {
       const account = id === signed[0]?.auditId ? other : owner;
       const res = await fetch(`${baseUrl}/api/v1/documents/${id}`, { headers: auth(account.apiKey) });

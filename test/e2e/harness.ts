@@ -41,7 +41,8 @@ export const revokeKey = async (keyId: string): Promise<void> => {
 export const auth = (apiKey: string): Record<string, string> => ({ Authorization: `Bearer ${apiKey}` });
 
 /** A PNG data URI for the signatureData field. */
-export const dataUri = (png: Buffer, type = 'image/png'): string => `data:${type};base64,${png.toString('base64')}`;
+export const dataUri = (png: Buffer, type = 'image/png'): string =>
+  `data:${type};base64,${png.toString('base64')}`;
 
 export interface SignFormInput {
   file?: { bytes: Buffer; name: string; type?: string };
@@ -66,11 +67,16 @@ export const signForm = (input: SignFormInput): FormData => {
 
 /** POST /api/v1/sign with a key. */
 export const sign = (apiKey: string, input: SignFormInput, headers: Record<string, string> = {}) =>
-  fetch(`${baseUrl}/api/v1/sign`, { method: 'POST', headers: { ...auth(apiKey), ...headers }, body: signForm(input) });
+  fetch(`${baseUrl}/api/v1/sign`, {
+    method: 'POST',
+    headers: { ...auth(apiKey), ...headers },
+    body: signForm(input),
+  });
 
 /** The `{ error }` of a failed response, asserting it is JSON. */
 export const errorOf = async (res: Response): Promise<string> => {
   const body = (await res.json()) as { error?: unknown };
-  if (typeof body.error !== 'string') throw new Error(`expected { error: string }, got ${JSON.stringify(body)}`);
+  if (typeof body.error !== 'string')
+    throw new Error(`expected { error: string }, got ${JSON.stringify(body)}`);
   return body.error;
 };

@@ -14,7 +14,20 @@ interface Field {
   rule: string;
 }
 
-const SPEC_FIELDS = ['file', 'signatureData', 'signerName', 'signerEmail', 'x', 'y', 'page', 'width', 'mode', 'typedName', 'positions', 'sigColor'];
+const SPEC_FIELDS = [
+  'file',
+  'signatureData',
+  'signerName',
+  'signerEmail',
+  'x',
+  'y',
+  'page',
+  'width',
+  'mode',
+  'typedName',
+  'positions',
+  'sigColor',
+];
 
 describe('GET /api/v1/sign (field reference)', () => {
   it('answers JSON for Accept: application/json, listing every field with its rule and default', async () => {
@@ -57,7 +70,9 @@ describe('GET /api/v1/sign (field reference)', () => {
       const page = await browser.newPage();
       await page.goto(`${baseUrl}/api/v1/sign`);
       expect(await page.title()).toContain('/api/v1/sign');
-      const rows = await page.locator('#fields tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-field')));
+      const rows: (string | null)[] = [];
+      for (const row of await page.locator('#fields tbody tr').all())
+        rows.push(await row.getAttribute('data-field'));
       expect([...rows].sort()).toEqual([...SPEC_FIELDS].sort());
 
       await page.fill('#apiKey', apiKey);

@@ -121,7 +121,10 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
     const parent = extractTraceContext(msg.headers);
     await tracer.startActiveSpan(
       `${subject} process`,
-      { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+      },
       parent,
       async (span) => {
         try {
@@ -160,7 +163,10 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
       const subject = contract.subject;
       return tracer.startActiveSpan(
         `${subject} send`,
-        { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } },
+        {
+          kind: SpanKind.CLIENT,
+          attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+        },
         async (span) => {
           try {
             const body = contract.request.parse(request);
@@ -171,10 +177,14 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
                 headers: injectTraceContext(context.active()),
               });
             } catch (err) {
-              if (isNatsError(err) && (err.code === NatsErrorCode.NoResponders || err.code === NatsErrorCode.Timeout)) {
+              if (
+                isNatsError(err) &&
+                (err.code === (NatsErrorCode.NoResponders as string) ||
+                  err.code === (NatsErrorCode.Timeout as string))
+              ) {
                 throw new ServiceError(
                   'unavailable',
-                  err.code === NatsErrorCode.NoResponders
+                  err.code === (NatsErrorCode.NoResponders as string)
                     ? `${subject.split('.')[0] ?? subject} service is unavailable`
                     : `${subject} timed out`,
                 );
@@ -209,7 +219,9 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
               return;
             }
             // The services callback only catches synchronous throws; handleMessage answers its own errors.
-            const p = handleMessage(ep, msg).catch((e: unknown) => logger.error('unanswered request', { err: e }));
+            const p = handleMessage(ep, msg).catch((e: unknown) =>
+              logger.error('unanswered request', { err: e }),
+            );
             inFlight.add(p);
             void p.finally(() => inFlight.delete(p));
           },

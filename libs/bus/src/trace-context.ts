@@ -1,4 +1,10 @@
-import { context, propagation, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  type Context,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
 import { headers as natsHeaders, type MsgHdrs } from 'nats';
 
 // W3C trace context travels in NATS headers, never in message bodies.

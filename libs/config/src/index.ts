@@ -9,10 +9,15 @@ export class ConfigError extends Error {
  * Parse configuration from environment variables once, at start-up. Fails fast with one message that
  * names every missing or invalid variable.
  */
-export const loadConfig = <S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> => {
+export const loadConfig = <S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<S> => {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  const problems = result.error.issues.map(
+    (issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`,
+  );
   throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
 };
 

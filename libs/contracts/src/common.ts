@@ -6,7 +6,9 @@ export const AUDIT_ID_PREFIX = 'ESG';
 const AUDIT_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 /** `<PREFIX>-XXXX-XXXX-XXXX`: a short prefix, then three groups of four uppercase alphanumerics. */
-export const ZAuditId = z.string().regex(/^[A-Z]{2,8}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/, 'not an audit ID');
+export const ZAuditId = z
+  .string()
+  .regex(/^[A-Z]{2,8}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/, 'not an audit ID');
 export type TAuditId = z.infer<typeof ZAuditId>;
 
 /**
@@ -14,7 +16,8 @@ export type TAuditId = z.infer<typeof ZAuditId>;
  * a person can read one aloud or copy it from paper).
  */
 export const newAuditId = (): string => {
-  const group = () => Array.from({ length: 4 }, () => AUDIT_ALPHABET[randomInt(AUDIT_ALPHABET.length)]).join('');
+  const group = () =>
+    Array.from({ length: 4 }, () => AUDIT_ALPHABET[randomInt(AUDIT_ALPHABET.length)]).join('');
   return `${AUDIT_ID_PREFIX}-${group()}-${group()}-${group()}`;
 };
 

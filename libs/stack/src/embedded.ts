@@ -42,7 +42,10 @@ const startNats = async (url: string, dataDir: string): Promise<ChildProcess | u
   throw new PrerequisiteError(`nats-server did not start on ${url}`);
 };
 
-const startPostgres = async (dataDir: string, port: number): Promise<{ url: string; pg: EmbeddedPostgres }> => {
+const startPostgres = async (
+  dataDir: string,
+  port: number,
+): Promise<{ url: string; pg: EmbeddedPostgres }> => {
   const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
   mkdirSync(dataDir, { recursive: true });
   const server = new EmbeddedPostgres({
@@ -56,7 +59,10 @@ const startPostgres = async (dataDir: string, port: number): Promise<{ url: stri
   });
   // As root, Postgres runs as the `postgres` user (created when missing), who must own its data folder.
   if (userInfo().uid === 0 && fresh) {
-    spawnSync('sh', ['-c', 'id postgres >/dev/null 2>&1 || (groupadd postgres; useradd -g postgres postgres)']);
+    spawnSync('sh', [
+      '-c',
+      'id postgres >/dev/null 2>&1 || (groupadd postgres; useradd -g postgres postgres)',
+    ]);
     const ids = spawnSync('id', ['-u', 'postgres']).stdout.toString().trim();
     const gid = spawnSync('id', ['-g', 'postgres']).stdout.toString().trim();
     if (ids) chownSync(dataDir, Number(ids), Number(gid));
@@ -64,7 +70,9 @@ const startPostgres = async (dataDir: string, port: number): Promise<{ url: stri
   if (fresh) await server.initialise();
   await server.start();
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/esign`;
-  const admin = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` });
+  const admin = new pg.Client({
+    connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+  });
   await admin.connect();
   try {
     const exists = await admin.query('select 1 from pg_database where datname = $1', ['esign']);
@@ -96,7 +104,10 @@ export const startEmbeddedInfra = async (options: {
     const nats = await startNats(natsUrl, join(options.dataDir, 'nats'));
     if (nats) {
       started.push(`nats-server (${natsUrl})`);
-      stops.push(async () => void nats.kill('SIGTERM'));
+      stops.push(() => {
+        nats.kill('SIGTERM');
+        return Promise.resolve();
+      });
     }
 
     let databaseUrl = options.databaseUrl;
@@ -110,9 +121,17 @@ export const startEmbeddedInfra = async (options: {
 
     let s3: Omit<TestS3, 'stop'> & { stop?: () => Promise<void> };
     if (options.s3Endpoint) {
-      s3 = { endpoint: options.s3Endpoint, accessKey: 'minioadmin', secretKey: 'minioadmin', region: 'us-east-1' };
+      s3 = {
+        endpoint: options.s3Endpoint,
+        accessKey: 'minioadmin',
+        secretKey: 'minioadmin',
+        region: 'us-east-1',
+      };
     } else {
-      const server = await startTestS3({ port: options.s3Port ?? 9000, directory: join(options.dataDir, 's3') });
+      const server = await startTestS3({
+        port: options.s3Port ?? 9000,
+        directory: join(options.dataDir, 's3'),
+      });
       s3 = server;
       started.push(`embedded S3 (${server.endpoint})`);
       stops.push(() => server.stop());

@@ -42,6 +42,8 @@ export interface RunningStack {
   readonly gatewayUrl: string;
   /** Stop one service (SIGTERM, then SIGKILL after a grace period). */
   stopService(name: ServiceName): Promise<void>;
+  /** Process id of each running service (for measurements). */
+  pids(): Partial<Record<ServiceName, number>>;
   /** Start a stopped service again with the same configuration. */
   startService(name: ServiceName): Promise<void>;
   stop(): Promise<void>;
@@ -52,7 +54,8 @@ const waitReady = async (svc: RunningService, timeoutMs: number): Promise<void> 
   let exited = false;
   svc.child.once('exit', () => (exited = true));
   while (Date.now() < deadline) {
-    if (exited) throw new Error(`${svc.name} exited during start-up (code ${svc.child.exitCode ?? 'signal'})`);
+    if (exited)
+      throw new Error(`${svc.name} exited during start-up (code ${svc.child.exitCode ?? 'signal'})`);
     try {
       const res = await fetch(`${svc.healthUrl}/readyz`);
       if (res.ok) return;
@@ -79,7 +82,8 @@ const stopChild = async (child: ChildProcess, graceMs = 15_000): Promise<void> =
  */
 export const startServices = async (options: StackOptions): Promise<RunningStack> => {
   const names =
-    options.services ?? SERVICE_NAMES.filter((n) => existsSync(join(REPO_ROOT, 'services', n, 'src', 'main.ts')));
+    options.services ??
+    SERVICE_NAMES.filter((n) => existsSync(join(REPO_ROOT, 'services', n, 'src', 'main.ts')));
   const gatewayPort = options.gatewayPort || (await freePort());
   const running = new Map<ServiceName, RunningService>();
   const ports = new Map<ServiceName, number>();
@@ -144,6 +148,7 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
       if (svc) await stopChild(svc.child);
     },
     startService: launch,
+    pids: () => Object.fromEntries([...running.values()].map((svc) => [svc.name, svc.child.pid])),
     stop: stopAll,
   };
 };

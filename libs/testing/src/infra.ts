@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import S3rver from 's3rver';
 
@@ -91,10 +90,10 @@ export const startTestS3 = async (options: { port?: number; directory?: string }
     address: '127.0.0.1',
     silent: true,
     directory,
-    // s3rver does not check credentials; any key pair is accepted.
+    // s3rver checks only that the access key is its own (S3RVER), not signatures.
     configureBuckets: [],
   });
-  const address = (await server.run()) as AddressInfo;
+  const address = await server.run();
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
     accessKey: 'S3RVER',

@@ -12,7 +12,11 @@ export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
   /** How long a verified key stays cached; revocation evicts it at once regardless. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
   /** Upload limit of POST /api/v1/sign. */
-  SIGN_MAX_FILE_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+  SIGN_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
   /** Time the signer may take for one document. */
   SIGN_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
 });

@@ -3,7 +3,11 @@ import { ServiceError } from '@esign/contracts';
 import { parseOrThrow } from './http/validation';
 import { ZSignFields } from './sign-fields';
 
-const base = { signerName: 'Ada Lovelace', signerEmail: 'ada@example.com', signatureData: 'data:image/png;base64,AA' };
+const base = {
+  signerName: 'Ada Lovelace',
+  signerEmail: 'ada@example.com',
+  signatureData: 'data:image/png;base64,AA',
+};
 
 const fieldOf = (fields: Record<string, string>): string | undefined => {
   try {
@@ -49,7 +53,10 @@ describe('sign form fields', () => {
     [{ signerEmail: 'nope' }, 'signerEmail: signerEmail must be an email address'],
     [{ positions: '{' }, 'positions: positions must be a JSON array of {x, y, page, width}'],
     [{ positions: '[]' }, 'positions: positions must hold at least one position'],
-    [{ positions: '[{"x":1,"y":2,"page":0,"width":70}]' }, 'positions[0].width: positions[0].width: width must be a number from 10 to 60'],
+    [
+      { positions: '[{"x":1,"y":2,"page":0,"width":70}]' },
+      'positions[0].width: positions[0].width: width must be a number from 10 to 60',
+    ],
   ])('names the field at fault: %j', (override, expected) => {
     expect(fieldOf({ ...base, ...override })).toBe(expected);
   });
@@ -57,7 +64,9 @@ describe('sign form fields', () => {
   it('requires signatureData in draw and upload mode and typedName in type mode', () => {
     const { signatureData: _omit, ...noImage } = base;
     expect(fieldOf(noImage)).toBe('signatureData: signatureData is required in draw mode');
-    expect(fieldOf({ ...noImage, mode: 'upload' })).toBe('signatureData: signatureData is required in upload mode');
+    expect(fieldOf({ ...noImage, mode: 'upload' })).toBe(
+      'signatureData: signatureData is required in upload mode',
+    );
     expect(fieldOf({ ...noImage, mode: 'type' })).toBe('typedName: typedName is required when mode=type');
     expect(fieldOf({ ...noImage, mode: 'type', typedName: 'Ada' })).toBeUndefined();
   });

@@ -10,7 +10,10 @@ import { z } from 'zod';
 const number = (name: string, min: number, max: number, int = false) => {
   const error = `${name} must be ${int ? 'an integer' : 'a number'} from ${min} to ${max}`;
   const base = int ? z.number({ error }).int(error) : z.number({ error });
-  return z.preprocess((v) => (typeof v === 'string' ? Number(v.trim()) : v), base.min(min, error).max(max, error));
+  return z.preprocess(
+    (v) => (typeof v === 'string' ? Number(v.trim()) : v),
+    base.min(min, error).max(max, error),
+  );
 };
 
 const MAX_PAGE_INDEX = 100_000;
@@ -72,7 +75,9 @@ export const ZSignFields = z
       .default(85)
       .meta({ description: 'Percent from the top edge of the page to the top edge of the signature' }),
     page: number('page', 0, MAX_PAGE_INDEX, true).default(0).meta({ description: 'Zero-based page index' }),
-    width: number('width', 10, 60).default(25).meta({ description: 'Signature width as percent of page width' }),
+    width: number('width', 10, 60)
+      .default(25)
+      .meta({ description: 'Signature width as percent of page width' }),
     positions: positionsJson.optional().meta({
       description:
         'JSON array of {x, y, page, width} (same rules as the single fields); when present, x, y, page and width are ignored',

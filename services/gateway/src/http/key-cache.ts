@@ -11,7 +11,11 @@ export interface KeyCache {
   readonly size: number;
 }
 
-export const createKeyCache = (options: { ttlMs: number; maxEntries?: number; now?: () => number }): KeyCache => {
+export const createKeyCache = (options: {
+  ttlMs: number;
+  maxEntries?: number;
+  now?: () => number;
+}): KeyCache => {
   const now = options.now ?? Date.now;
   const max = options.maxEntries ?? 10_000;
   const entries = new Map<string, { principal: TPrincipal; expiresAt: number }>();

@@ -30,7 +30,11 @@ export const rateLimit = (options: { perMinute: number; now?: () => number }): R
     res.set('RateLimit-Reset', String(resetSeconds));
     if (w.count > options.perMinute) {
       res.set('Retry-After', String(resetSeconds));
-      return sendError(res, 'rate_limited', `Rate limit of ${options.perMinute} requests per minute exceeded`);
+      return sendError(
+        res,
+        'rate_limited',
+        `Rate limit of ${options.perMinute} requests per minute exceeded`,
+      );
     }
     next();
   };

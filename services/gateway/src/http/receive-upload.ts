@@ -87,8 +87,10 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
       req.unpipe(bb);
       abortUpload();
       // Reject at once (a 413 must not wait); the partial object is removed once its upload has stopped.
-      reject(err);
-      void uploadSettled.then(() => (storedKey ? options.blob.remove(storedKey) : undefined)).catch(() => undefined);
+      reject(err instanceof Error ? err : new Error(String(err)));
+      void uploadSettled
+        .then(() => (storedKey ? options.blob.remove(storedKey) : undefined))
+        .catch(() => undefined);
     };
 
     const storeFile = async (stream: Readable, fileName: string): Promise<void> => {
@@ -160,7 +162,9 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
       if (value !== '') fields[name] = value;
     });
     bb.on('filesLimit', () => undefined);
-    bb.on('error', () => fail(new ServiceError('invalid_argument', 'malformed multipart/form-data body', 'file')));
+    bb.on('error', () =>
+      fail(new ServiceError('invalid_argument', 'malformed multipart/form-data body', 'file')),
+    );
     bb.on('close', () => {
       void (fileWork ?? Promise.resolve()).then(() => {
         if (settled) return;
@@ -168,6 +172,8 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
         resolve({ fields, file });
       });
     });
-    req.on('aborted', () => fail(new ServiceError('invalid_argument', 'request aborted by the client', 'file')));
+    req.on('aborted', () =>
+      fail(new ServiceError('invalid_argument', 'request aborted by the client', 'file')),
+    );
     req.pipe(bb);
   });

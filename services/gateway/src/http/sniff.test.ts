@@ -12,7 +12,9 @@ describe('sniffDocumentKind', () => {
 
   it('accepts a PDF header preceded by junk within the first 1024 bytes, as readers do', () => {
     expect(sniffDocumentKind(Buffer.concat([Buffer.alloc(100, 0x20), Buffer.from('%PDF-1.4')]))).toBe('pdf');
-    expect(sniffDocumentKind(Buffer.concat([Buffer.alloc(1100, 0x20), Buffer.from('%PDF-1.4')]))).toBeUndefined();
+    expect(
+      sniffDocumentKind(Buffer.concat([Buffer.alloc(1100, 0x20), Buffer.from('%PDF-1.4')])),
+    ).toBeUndefined();
   });
 
   it('rejects anything else, whatever it is called', () => {
@@ -29,7 +31,9 @@ describe('parseImageDataUri', () => {
   });
 
   it('refuses a data URI whose bytes do not match an image, or that is not base64', () => {
-    expect(parseImageDataUri(`data:image/png;base64,${Buffer.from('text').toString('base64')}`)).toBeUndefined();
+    expect(
+      parseImageDataUri(`data:image/png;base64,${Buffer.from('text').toString('base64')}`),
+    ).toBeUndefined();
     expect(parseImageDataUri('data:image/png,rawtext')).toBeUndefined();
     expect(parseImageDataUri('data:text/plain;base64,AAAA')).toBeUndefined();
     expect(parseImageDataUri('not a uri')).toBeUndefined();

@@ -8,7 +8,10 @@ export const SNIFF_BYTES = 1024;
  * PDF readers accept the header anywhere in the first 1024 bytes, so this does too.
  */
 export const sniffDocumentKind = (head: Buffer): TDocumentKind | undefined => {
-  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
+  if (
+    head.length >= 8 &&
+    head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+  ) {
     return 'png';
   }
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpeg';

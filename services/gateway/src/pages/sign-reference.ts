@@ -50,8 +50,13 @@ export const signReference = (options: { maxFileBytes: number }): SignReference 
   const output = z.toJSONSchema(ZSignFields, { io: 'output', unrepresentable: 'any' }) as {
     properties: Record<string, JsonSchemaProperty>;
   };
-  const input = z.toJSONSchema(ZSignFields, { io: 'input', unrepresentable: 'any' }) as { required?: string[] };
-  const conditional: Record<string, string> = { signatureData: 'in draw and upload mode', typedName: 'when mode=type' };
+  const input = z.toJSONSchema(ZSignFields, { io: 'input', unrepresentable: 'any' }) as {
+    required?: string[];
+  };
+  const conditional: Record<string, string> = {
+    signatureData: 'in draw and upload mode',
+    typedName: 'when mode=type',
+  };
   const fields: FieldReference[] = [
     {
       name: 'file',
@@ -63,7 +68,11 @@ export const signReference = (options: { maxFileBytes: number }): SignReference 
     ...Object.entries(output.properties).map(([name, p]) => ({
       name,
       type: p.type === 'array' ? 'JSON array' : (p.type ?? 'string'),
-      required: input.required?.includes(name) ? 'yes' : conditional[name] ? `yes, ${conditional[name]}` : 'no',
+      required: input.required?.includes(name)
+        ? 'yes'
+        : conditional[name]
+          ? `yes, ${conditional[name]}`
+          : 'no',
       ...(p.default !== undefined ? { default: p.default } : {}),
       rule: ruleOf(p),
       description: p.description ?? '',
@@ -100,7 +109,8 @@ const inputFor = (f: FieldReference): string => {
   if (f.name === 'signatureData' || f.name === 'positions') {
     return `<textarea name="${f.name}" rows="2" placeholder="${f.name === 'positions' ? '[{&quot;x&quot;:10,&quot;y&quot;:80,&quot;page&quot;:0,&quot;width&quot;:25}]' : 'data:image/png;base64,...'}"></textarea>`;
   }
-  const type = f.type === 'number' || f.type === 'integer' ? 'number' : f.name === 'signerEmail' ? 'email' : 'text';
+  const type =
+    f.type === 'number' || f.type === 'integer' ? 'number' : f.name === 'signerEmail' ? 'email' : 'text';
   const placeholder = f.default !== undefined ? ` placeholder="${escapeHtml(f.default)}"` : '';
   return `<input type="${type}" step="any" name="${f.name}"${placeholder}${f.required === 'yes' ? ' required' : ''}>`;
 };

@@ -10,16 +10,31 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const intParam = (name: string, min: number, max: number) => {
   const error = `${name} must be an integer from ${min} to ${max}`;
-  return z.preprocess((v) => (typeof v === 'string' ? Number(v) : v), z.number({ error }).int(error).min(min, error).max(max, error));
+  return z.preprocess(
+    (v) => (typeof v === 'string' ? Number(v) : v),
+    z.number({ error }).int(error).min(min, error).max(max, error),
+  );
+};
+
+/** A real calendar date (2026-02-30 is not), as a whole UTC day or inside a date-time. */
+const isRealDate = (v: string) => {
+  const day = v.slice(0, 10);
+  const t = Date.parse(`${day}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === day;
 };
 
 /** A date (whole UTC day) or a date-time; both bounds are inclusive. */
-const dateParam = (name: string) =>
-  z
-    .string({ error: `${name} must be an ISO date (YYYY-MM-DD) or date-time` })
-    .refine((v) => (ISO_DATE.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success) && !Number.isNaN(Date.parse(v)), {
-      message: `${name} must be an ISO date (YYYY-MM-DD) or date-time`,
-    });
+const dateParam = (name: string) => {
+  const error = `${name} must be an ISO date (YYYY-MM-DD) or date-time`;
+  return z
+    .string({ error })
+    .refine(
+      (v) => (ISO_DATE.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success) && isRealDate(v),
+      {
+        message: error,
+      },
+    );
+};
 
 export const ZListDocumentsQuery = z.object({
   page: intParam('page', 1, 1_000_000).default(1),
@@ -40,12 +55,16 @@ export const documentsRouter = (deps: GatewayDeps): Router => {
   router.get('/documents', async (req, res) => {
     const raw = Object.fromEntries(
       Object.entries(req.query)
-        .map(([k, v]) => [k, single(v)])
+        .map(([k, v]): [string, unknown] => [k, single(v)])
         .filter(([, v]) => v !== ''),
     );
     const sortBy = raw.sortBy;
     if (sortBy !== undefined && !ZDocumentSort.safeParse(sortBy).success) {
-      throw new ServiceError('invalid_argument', 'sortBy must be signed_at, file_name or created_at', 'sortBy');
+      throw new ServiceError(
+        'invalid_argument',
+        'sortBy must be signed_at, file_name or created_at',
+        'sortBy',
+      );
     }
     const q = parseOrThrow(ZListDocumentsQuery, raw);
     const signedFrom = q.dateFrom ? new Date(Date.parse(q.dateFrom)).toISOString() : undefined;

@@ -34,11 +34,16 @@ const toSignature = (fields: TSignFields): TSignature => {
 const toPositions = (fields: TSignFields): TPosition[] =>
   fields.positions ?? [{ x: fields.x, y: fields.y, page: fields.page, width: fields.width }];
 
-/** Errors of the signer about a position name the field the client actually sent. */
-const renameFieldForSingle = (err: unknown, usedPositions: boolean): unknown => {
-  if (usedPositions || !(err instanceof ServiceError) || !err.field?.startsWith('positions')) return err;
-  const field = err.field.split('.').pop() ?? 'page';
-  return new ServiceError(err.code, err.message, field);
+/**
+ * The signer names a position as `positions.<i>.<field>`; say it the way the client wrote it:
+ * `positions[i].field`, or just `page` when the client sent the single x/y/page/width fields.
+ */
+const inClientTerms = (err: unknown, usedPositions: boolean): unknown => {
+  if (!(err instanceof ServiceError) || !err.field?.startsWith('positions.')) return err;
+  const [, index, leaf] = err.field.split('.');
+  const field = usedPositions ? `positions[${index}]${leaf ? `.${leaf}` : ''}` : (leaf ?? 'page');
+  const message = err.message.replace(/^positions\.\d+(\.\w+)?: /, usedPositions ? `${field}: ` : '');
+  return new ServiceError(err.code, message, field);
 };
 
 /** POST /api/v1/sign (Bearer key) and GET /api/v1/sign (the field reference, no auth). */
@@ -63,7 +68,8 @@ export const signRouter = (deps: GatewayDeps): Router => {
       logger: deps.logger,
     });
     try {
-      if (!upload.file) throw new ServiceError('invalid_argument', 'file is required (PDF, PNG or JPG)', 'file');
+      if (!upload.file)
+        throw new ServiceError('invalid_argument', 'file is required (PDF, PNG or JPG)', 'file');
       const fields = parseOrThrow(ZSignFields, upload.fields);
       const signature = toSignature(fields);
       const signed = await deps.bus
@@ -87,7 +93,7 @@ export const signRouter = (deps: GatewayDeps): Router => {
           { timeoutMs: deps.config.SIGN_TIMEOUT_MS },
         )
         .catch((err: unknown) => {
-          throw renameFieldForSingle(err, fields.positions !== undefined);
+          throw inClientTerms(err, fields.positions !== undefined);
         });
       // 200 only once the record is durable: a GET right after finds it.
       await deps.bus.request(DocumentRecord, {

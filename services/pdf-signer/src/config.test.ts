@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@esign/config';
+import { loadPdfSignerConfig, readSigningMaterial } from './config';
+
+describe('pdf-signer config', () => {
+  it('defaults MAX_FILE_BYTES to 25 MiB and signs with the development certificate when no key is set', () => {
+    const config = loadPdfSignerConfig({});
+    expect(config.MAX_FILE_BYTES).toBe(25 * 1024 * 1024);
+    expect(readSigningMaterial(config)).toBeUndefined();
+  });
+
+  it('wants a key and its certificate together', () => {
+    expect(() => loadPdfSignerConfig({ SIGNING_KEY_PEM: 'k' })).toThrow(ConfigError);
+    expect(() => loadPdfSignerConfig({ SIGNING_CERT_FILE: '/c.pem' })).toThrow(/SIGNING_KEY_PEM/);
+    expect(() =>
+      loadPdfSignerConfig({ SIGNING_KEY_PEM: 'k', SIGNING_KEY_FILE: 'f', SIGNING_CERT_PEM: 'c' }),
+    ).toThrow(/not both/);
+  });
+
+  it('restores line breaks of PEM text written with \\n escapes', () => {
+    const config = loadPdfSignerConfig({ SIGNING_KEY_PEM: 'a\\nb', SIGNING_CERT_PEM: 'c\nd' });
+    expect(readSigningMaterial(config)).toEqual({
+      keyPem: 'a\nb',
+      certPem: 'c\nd',
+      keyPassphrase: undefined,
+    });
+  });
+});

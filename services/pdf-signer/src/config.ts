@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { loadConfig, ZBaseEnv, ZBlobEnv } from '@esign/config';
+import type { SigningMaterial } from './domain/load-signing-identity';
+
+/** Environment of the pdf-signer service. */
+export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
+  .extend({
+    /** PEM private key (RSA or EC) that seals signed PDFs. Or SIGNING_KEY_FILE. */
+    SIGNING_KEY_PEM: z.string().optional(),
+    /** PEM certificate of that key, optionally followed by its chain. Or SIGNING_CERT_FILE. */
+    SIGNING_CERT_PEM: z.string().optional(),
+    SIGNING_KEY_FILE: z.string().optional(),
+    SIGNING_CERT_FILE: z.string().optional(),
+    /** Passphrase of an encrypted PEM key. */
+    SIGNING_KEY_PASSPHRASE: z.string().optional(),
+    /** Largest upload the signer accepts (the gateway enforces the same limit first). */
+    MAX_FILE_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(25 * 1024 * 1024),
+  })
+  .superRefine((env, ctx) => {
+    const key = env.SIGNING_KEY_PEM ?? env.SIGNING_KEY_FILE;
+    const cert = env.SIGNING_CERT_PEM ?? env.SIGNING_CERT_FILE;
+    if ((key === undefined) !== (cert === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key === undefined ? 'SIGNING_KEY_PEM' : 'SIGNING_CERT_PEM'],
+        message:
+          'set a signing key and its certificate together (SIGNING_KEY_PEM/_FILE and SIGNING_CERT_PEM/_FILE)',
+      });
+    }
+    if (env.SIGNING_KEY_PEM && env.SIGNING_KEY_FILE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SIGNING_KEY_FILE'],
+        message: 'set SIGNING_KEY_PEM or SIGNING_KEY_FILE, not both',
+      });
+    }
+    if (env.SIGNING_CERT_PEM && env.SIGNING_CERT_FILE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SIGNING_CERT_FILE'],
+        message: 'set SIGNING_CERT_PEM or SIGNING_CERT_FILE, not both',
+      });
+    }
+  });
+export type TPdfSignerEnv = z.infer<typeof ZPdfSignerEnv>;
+
+/** Parse the environment once, at start-up. */
+export const loadPdfSignerConfig = (env: NodeJS.ProcessEnv = process.env): TPdfSignerEnv =>
+  loadConfig(ZPdfSignerEnv, env);
+
+// PEM passed through an environment file often arrives with its line breaks written as "\n".
+const unescapePem = (pem: string | undefined): string | undefined =>
+  pem && !pem.includes('\n') && pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem;
+
+/** The configured signing key and certificate (PEM text or files), or undefined for the development one. */
+export const readSigningMaterial = (config: TPdfSignerEnv): SigningMaterial | undefined => {
+  const keyPem = unescapePem(
+    config.SIGNING_KEY_PEM ?? (config.SIGNING_KEY_FILE && readFileSync(config.SIGNING_KEY_FILE, 'utf8')),
+  );
+  const certPem = unescapePem(
+    config.SIGNING_CERT_PEM ?? (config.SIGNING_CERT_FILE && readFileSync(config.SIGNING_CERT_FILE, 'utf8')),
+  );
+  if (!keyPem || !certPem) return undefined;
+  return { keyPem, certPem, keyPassphrase: config.SIGNING_KEY_PASSPHRASE };
+};

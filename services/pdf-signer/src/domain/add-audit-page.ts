@@ -1,0 +1,211 @@
+import type { PDFDocument, PDFPage } from 'pdf-lib';
+import type { TSigner } from '@esign/contracts';
+import type { FontLibrary } from './font-library';
+import { cleanText, layoutLine } from './layout-text';
+import { createPageContent, HELVETICA, HELVETICA_BOLD } from './page-content';
+import type { DocumentFonts, DrawableLine, StandardFace } from './page-content';
+
+/** What the audit page states (the same facts go into the document metadata). */
+export interface AuditFacts {
+  readonly auditId: string;
+  readonly fileName: string;
+  readonly signer: TSigner;
+  /** ISO 8601 UTC. */
+  readonly signedAt: string;
+  readonly receivedAt: string;
+  /** `sha256:<hex>` of the uploaded original. */
+  readonly originalHash: string;
+  readonly mode: 'draw' | 'type' | 'upload';
+  readonly signatureCount: number;
+  /** 1-based numbers of the pages that carry a signature. */
+  readonly signedPages: readonly number[];
+  /** Pages of the original document (the audit page comes after them). */
+  readonly originalPageCount: number;
+  readonly certificate: { readonly subject: string; readonly fingerprint256: string };
+}
+
+/** A4 portrait, whatever the document's page size: one predictable layout for every audit page. */
+export const AUDIT_PAGE_SIZE: readonly [number, number] = [595.28, 841.89];
+
+const MARGIN = 56;
+const CONTENT_WIDTH = AUDIT_PAGE_SIZE[0] - 2 * MARGIN;
+/** Longest value drawn; longer ones (a pathological user agent) end with an ellipsis. The metadata keeps them whole. */
+const MAX_VALUE_CHARS = 600;
+const MAX_VALUE_LINES = 6;
+const HELVETICA_ASCENT = 0.718;
+const HELVETICA_DESCENT = -0.207;
+
+const MODE_NAMES = { draw: 'drawn', type: 'typed', upload: 'uploaded image' } as const;
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+const codePointLabel = (ch: string) =>
+  `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Builds lines in Helvetica when the text allows it (nothing to embed), else in the Noto fallback chain. */
+const createLineMaker = (library: FontLibrary) => {
+  const standardLine = (text: string, face: StandardFace): DrawableLine => {
+    const width = (face === HELVETICA_BOLD ? library.helveticaBold : library.helvetica).widthOfTextAtSize(
+      text,
+      1,
+    );
+    return {
+      pieces: [{ face, text, width }],
+      width,
+      ascent: HELVETICA_ASCENT,
+      descent: HELVETICA_DESCENT,
+      rtl: false,
+      unsupported: [],
+    };
+  };
+  const isWinAnsi = (text: string) => [...text].every((ch) => library.winAnsi.has(ch.codePointAt(0) ?? 0));
+  return {
+    /** Fixed English text (labels, headings, notes). */
+    fixed: (text: string, bold = false) => standardLine(text, bold ? HELVETICA_BOLD : HELVETICA),
+    /** User-supplied text; characters no font has are shown as their code point (U+XXXX). */
+    value(text: string): DrawableLine {
+      if (isWinAnsi(text)) return standardLine(text, HELVETICA);
+      const line = layoutLine(text, library.sans);
+      if (line.unsupported.length === 0) return line;
+      const missing = new Set(line.unsupported);
+      const replaced = [...text].map((ch) => (missing.has(ch) ? `[${codePointLabel(ch)}]` : ch)).join('');
+      return layoutLine(replaced, library.sans);
+    },
+    isWinAnsi,
+  };
+};
+
+/**
+ * Greedy word wrap, measuring each word once (a line's width is the sum of its words and spaces); a
+ * word longer than the line is cut by characters.
+ */
+const wrap = (text: string, maxWidth: number, measure: (s: string) => number): string[] => {
+  const space = measure(' ');
+  const lines: string[] = [];
+  let current: string[] = [];
+  let width = 0;
+  for (let word of text.split(' ')) {
+    let wordWidth = measure(word);
+    while (wordWidth > maxWidth) {
+      if (current.length > 0) lines.push(current.join(' '));
+      current = [];
+      width = 0;
+      const chars = [...word];
+      let cut = chars.length - 1;
+      while (cut > 1 && measure(chars.slice(0, cut).join('')) > maxWidth) cut--;
+      lines.push(chars.slice(0, cut).join(''));
+      word = chars.slice(cut).join('');
+      wordWidth = measure(word);
+    }
+    const added = current.length > 0 ? space + wordWidth : wordWidth;
+    if (current.length > 0 && width + added > maxWidth) {
+      lines.push(current.join(' '));
+      current = [word];
+      width = wordWidth;
+    } else {
+      current.push(word);
+      width += added;
+    }
+  }
+  if (current.length > 0) lines.push(current.join(' '));
+  return lines;
+};
+
+/**
+ * Append the audit trail page: who signed, from where, when, the hash of the original, where the
+ * signatures are, and how to verify the file. Values are drawn in Helvetica when WinAnsi can encode
+ * them (the fast path: nothing embedded) and in embedded Noto subsets otherwise (any script).
+ */
+export const addAuditPage = (options: {
+  doc: PDFDocument;
+  facts: AuditFacts;
+  library: FontLibrary;
+  fonts: DocumentFonts;
+}): PDFPage => {
+  const { doc, facts, library, fonts } = options;
+  const page = doc.addPage([...AUDIT_PAGE_SIZE]);
+  const content = createPageContent(page, fonts);
+  const make = createLineMaker(library);
+  let y = AUDIT_PAGE_SIZE[1] - MARGIN;
+
+  const draw = (line: DrawableLine, size: number, gapAfter = 0) => {
+    y -= line.ascent * size;
+    // Right-to-left values start at the right margin, as their readers expect.
+    const x = line.rtl ? MARGIN + CONTENT_WIDTH - line.width * size : MARGIN;
+    content.drawLine(line, { x, y, size });
+    y -= -line.descent * size + gapAfter;
+  };
+  const paragraph = (text: string, size: number, gapAfter: number) => {
+    const lines = wrap(text, CONTENT_WIDTH, (s) => library.helvetica.widthOfTextAtSize(s, size));
+    for (const [i, line] of lines.entries())
+      draw(make.fixed(line), size, i === lines.length - 1 ? gapAfter : 2);
+  };
+  const field = (label: string, value: string) => {
+    content.push('0.35 0.35 0.4 rg');
+    draw(make.fixed(label.toUpperCase(), true), 7.5, 2);
+    content.push('0 0 0 rg');
+    let text = cleanText(value) || '(none)';
+    if (text.length > MAX_VALUE_CHARS) text = `${text.slice(0, MAX_VALUE_CHARS)}…`;
+    const size = 10.5;
+    const measure = (s: string) => make.value(s).width * size;
+    let lines = wrap(text, CONTENT_WIDTH, measure);
+    if (lines.length > MAX_VALUE_LINES)
+      lines = [...lines.slice(0, MAX_VALUE_LINES - 1), `${lines[MAX_VALUE_LINES - 1] ?? ''}…`];
+    for (const [i, line] of lines.entries()) draw(make.value(line), size, i === lines.length - 1 ? 9 : 2);
+  };
+
+  content.push('0 0 0 rg');
+  draw(make.fixed('Signature audit trail', true), 20, 6);
+  content.push('0.3 0.3 0.3 rg');
+  paragraph(
+    'This page was added by the e-signature service when the document was signed. It is part of the signed ' +
+      'file and is covered by its digital signature.',
+    9,
+    16,
+  );
+  const pages = facts.signedPages.join(', ');
+  field('Audit ID', facts.auditId);
+  field('Document', facts.fileName);
+  field('Signer name', facts.signer.name);
+  field('Signer email', facts.signer.email);
+  field('IP address', facts.signer.ipAddress);
+  field('User agent', facts.signer.userAgent);
+  field('Signed at (UTC)', facts.signedAt);
+  field('Document received at (UTC)', facts.receivedAt);
+  field('SHA-256 of the original document', facts.originalHash);
+  field(
+    'Signatures',
+    `${plural(facts.signatureCount, 'signature')} (${MODE_NAMES[facts.mode]}) on page${facts.signedPages.length === 1 ? '' : 's'} ${pages}`,
+  );
+  field(
+    'Pages',
+    `${plural(facts.originalPageCount, 'document page')} + this audit page = ${facts.originalPageCount + 1}`,
+  );
+  field('Signing certificate', facts.certificate.subject.replace(/\n/g, ', '));
+  field('Certificate SHA-256 fingerprint', facts.certificate.fingerprint256);
+
+  y -= 6;
+  content.push('0 0 0 rg');
+  draw(make.fixed('How to verify', true), 12, 6);
+  content.push('0.2 0.2 0.2 rg');
+  paragraph(
+    `1. Compute the SHA-256 of this PDF file exactly as you received it. It must equal the fileHash recorded ` +
+      `for audit ID ${facts.auditId} (returned when the document was signed, and in the document's audit log).`,
+    9,
+    6,
+  );
+  paragraph(
+    '2. The file carries a digital signature (PKCS#7, SHA-256) over all of its bytes, this page included. ' +
+      "Any change after signing makes that signature invalid: check it in a PDF reader's signature panel " +
+      'or with a tool such as pdfsig.',
+    9,
+    6,
+  );
+  paragraph(
+    `The same data is embedded in the document information and XMP metadata under audit ID ${facts.auditId}.`,
+    9,
+    0,
+  );
+  content.commit();
+  return page;
+};

@@ -1,0 +1,65 @@
+import { sign } from 'node:crypto';
+import {
+  derContext,
+  derElement,
+  derOctetString,
+  derOid,
+  derSequence,
+  derSetOf,
+  derSmallInteger,
+  derTime,
+} from './der';
+import type { SigningIdentity } from './load-signing-identity';
+
+const OID_DATA = '1.2.840.113549.1.7.1';
+const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';
+const OID_CONTENT_TYPE = '1.2.840.113549.1.9.3';
+const OID_MESSAGE_DIGEST = '1.2.840.113549.1.9.4';
+const OID_SIGNING_TIME = '1.2.840.113549.1.9.5';
+const OID_SIGNING_CERTIFICATE_V2 = '1.2.840.113549.1.9.16.2.47';
+const OID_SHA256 = '2.16.840.1.101.3.4.2.1';
+
+const attribute = (oid: string, value: Buffer) => derSequence(derOid(oid), derSetOf(value));
+
+/**
+ * A detached CMS SignedData (RFC 5652) over a SHA-256 digest, as PDF's adbe.pkcs7.detached wants:
+ * signed attributes contentType, signingTime, messageDigest and signingCertificateV2 (which binds the
+ * certificate to the signature), signed with the identity's key by Node's crypto.
+ */
+export const buildCmsSignature = (options: {
+  identity: SigningIdentity;
+  /** SHA-256 of the signed content (for a PDF: the bytes its /ByteRange names). */
+  digest: Buffer;
+  signingTime: Date;
+}): Buffer => {
+  const { identity, digest, signingTime } = options;
+  const sha256 = derSequence(derOid(OID_SHA256));
+  const attributes = [
+    attribute(OID_CONTENT_TYPE, derOid(OID_DATA)),
+    attribute(OID_SIGNING_TIME, derTime(signingTime)),
+    attribute(OID_MESSAGE_DIGEST, derOctetString(digest)),
+    // SigningCertificateV2 { certs SEQUENCE OF ESSCertIDv2 { certHash } } (hash algorithm defaults to SHA-256).
+    attribute(
+      OID_SIGNING_CERTIFICATE_V2,
+      derSequence(derSequence(derSequence(derOctetString(identity.certificateSha256)))),
+    ),
+  ].sort((a, b) => Buffer.compare(a, b));
+  // The signature covers the attributes encoded as a SET OF; in SignerInfo they are [0] IMPLICIT.
+  const signature = sign('sha256', derElement(0x31, ...attributes), identity.privateKey);
+  const signerInfo = derSequence(
+    derSmallInteger(1),
+    identity.issuerAndSerialNumber,
+    sha256,
+    derContext(0, ...attributes),
+    identity.signatureAlgorithm,
+    derOctetString(signature),
+  );
+  const signedData = derSequence(
+    derSmallInteger(1),
+    derSetOf(sha256),
+    derSequence(derOid(OID_DATA)),
+    derContext(0, ...identity.certificates),
+    derSetOf(signerInfo),
+  );
+  return derSequence(derOid(OID_SIGNED_DATA), derContext(0, signedData));
+};

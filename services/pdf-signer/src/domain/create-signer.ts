@@ -1,0 +1,190 @@
+import { createHash, webcrypto } from 'node:crypto';
+import { newAuditId, ServiceError } from '@esign/contracts';
+import type { TAuditEvent, TDocumentKind, TPosition, TSignature, TSigner } from '@esign/contracts';
+import { addAuditPage } from './add-audit-page';
+import type { AuditFacts } from './add-audit-page';
+import { convertImageToPdf } from './convert-image-to-pdf';
+import { loadFontLibrary } from './font-library';
+import { damagedDocument, isDamagedDocumentError, loadPdf } from './load-pdf';
+import { loadSigningIdentity } from './load-signing-identity';
+import type { SigningMaterial } from './load-signing-identity';
+import { createDocumentFonts } from './page-content';
+import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './seal-pdf';
+import { checkPositions, prepareSignature, stampSignatures } from './stamp-signatures';
+import { writeAuditMetadata } from './write-audit-metadata';
+
+/** How to build a signer. Everything expensive (fonts, key, certificate) happens once, here. */
+export interface SignerOptions {
+  /** PEM key and certificate; without them a self-signed development certificate is made up. */
+  readonly signing?: SigningMaterial;
+  /** Where start-up warnings go (the development certificate is one). */
+  readonly warn?: (message: string) => void;
+}
+
+/** One document to sign: the original bytes and what the signer did. */
+export interface SignInput {
+  readonly bytes: Buffer;
+  readonly kind: TDocumentKind;
+  readonly fileName: string;
+  readonly signature: TSignature;
+  readonly positions: readonly TPosition[];
+  readonly signer: TSigner;
+  /** When the upload arrived (ISO 8601), for the audit log. */
+  readonly receivedAt: string;
+  /** Use this audit ID instead of a new one (tests, replays). */
+  readonly auditId?: string;
+}
+
+/** The signed PDF and the facts about it. */
+export interface SignResult {
+  /** The sealed PDF, byte for byte what `fileHash` covers. */
+  readonly bytes: Buffer;
+  readonly auditId: string;
+  /** ISO 8601 UTC with `Z`. */
+  readonly signedAt: string;
+  /** `sha256:<hex>` of `bytes`. */
+  readonly fileHash: string;
+  /** `sha256:<hex>` of the input. */
+  readonly originalHash: string;
+  /** Pages of the signed PDF, the audit page included. */
+  readonly pageCount: number;
+  /** document.uploaded, signature.applied, document.sealed, in that order. */
+  readonly events: TAuditEvent[];
+}
+
+/** Signs documents in-process: the same code the `pdf.sign` handler runs. */
+export interface Signer {
+  sign(input: SignInput): Promise<SignResult>;
+  /** SHA-256 fingerprint (`AB:CD:…`) of the sealing certificate. */
+  readonly certificateFingerprint: string;
+  /** True when sealing with the made-up development certificate. */
+  readonly developmentCertificate: boolean;
+}
+
+/**
+ * SHA-256 on libuv's thread pool (WebCrypto), so that hashing a 25 MB original overlaps with parsing
+ * and stamping it instead of adding to them; small inputs are hashed inline.
+ */
+const sha256 = async (bytes: Buffer): Promise<string> => {
+  if (bytes.length < 1024 * 1024) return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  const digest = await webcrypto.subtle.digest('SHA-256', bytes);
+  return `sha256:${Buffer.from(digest).toString('hex')}`;
+};
+
+/**
+ * Create a signer: parse the key and certificate (or make up a development one), read and parse the
+ * fonts, measure the signature placeholder. `sign` then turns an uploaded PDF, PNG or JPEG into a
+ * signed PDF: stamps at the positions, an audit page, audit metadata, and a digital signature over
+ * the whole file.
+ */
+export const createSigner = async (options: SignerOptions = {}): Promise<Signer> => {
+  const identity = loadSigningIdentity(options.signing, options.warn);
+  const library = await loadFontLibrary();
+  const placeholderBytes = signaturePlaceholderBytes(identity);
+  const certificateSubject = identity.subject;
+
+  const sign = async (input: SignInput): Promise<SignResult> => {
+    try {
+      return await signDocument(input);
+    } catch (err) {
+      // Our own documents (converted images) are never damaged: only an uploaded PDF can be at fault.
+      if (input.kind === 'pdf' && isDamagedDocumentError(err)) throw damagedDocument();
+      throw err;
+    }
+  };
+
+  const signDocument = async (input: SignInput): Promise<SignResult> => {
+    const received = new Date(input.receivedAt);
+    if (Number.isNaN(received.getTime())) {
+      throw new ServiceError('invalid_argument', 'receivedAt: not an ISO 8601 timestamp', 'receivedAt');
+    }
+    // Shown as UTC like signedAt, whatever offset the caller wrote it with.
+    const receivedAt = received.toISOString();
+    const auditId = input.auditId ?? newAuditId();
+    const originalHashing = sha256(input.bytes);
+    // Settled even when loading fails, so that a rejected hash is never left unhandled.
+    void originalHashing.catch(() => undefined);
+    const doc = input.kind === 'pdf' ? await loadPdf(input.bytes) : await convertImageToPdf(input.bytes);
+    const pages = doc.getPages();
+    const originalPageCount = pages.length;
+    checkPositions(input.positions, originalPageCount);
+
+    const fonts = createDocumentFonts(doc);
+    const prepared = await prepareSignature(doc, input.signature, library);
+    stampSignatures({ pages, positions: input.positions, signature: prepared, fonts });
+    const appliedAt = new Date().toISOString();
+    const signedPages = [...new Set(input.positions.map((p) => p.page + 1))].sort((a, b) => a - b);
+
+    const originalHash = await originalHashing;
+    const signedAt = new Date().toISOString();
+    const facts: AuditFacts = {
+      auditId,
+      fileName: input.fileName,
+      signer: input.signer,
+      signedAt,
+      receivedAt,
+      originalHash,
+      mode: input.signature.mode,
+      signatureCount: input.positions.length,
+      signedPages,
+      originalPageCount,
+      certificate: { subject: certificateSubject, fingerprint256: identity.fingerprint256 },
+    };
+    const auditPage = addAuditPage({ doc, facts, library, fonts });
+    writeAuditMetadata(doc, facts);
+    await fonts.finish();
+    const sealed = await sealPdf({
+      doc,
+      page: auditPage,
+      identity,
+      placeholderBytes,
+      signedAt,
+      signerName: input.signer.name,
+      reason: `Signed by ${input.signer.name} (audit ID ${auditId})`,
+      contactInfo: input.signer.email,
+      fieldName: `Signature ${auditId}`,
+    });
+    const { file: bytes, sha256: fileHash } = sealed;
+    const pageCount = originalPageCount + 1;
+    return {
+      bytes,
+      auditId,
+      signedAt,
+      fileHash,
+      originalHash,
+      pageCount,
+      events: [
+        {
+          event: 'document.uploaded',
+          timestamp: input.receivedAt,
+          details: { fileName: input.fileName, kind: input.kind, size: input.bytes.length, originalHash },
+        },
+        {
+          event: 'signature.applied',
+          timestamp: appliedAt,
+          details: {
+            mode: input.signature.mode,
+            signatures: input.positions.length,
+            pages: signedPages.join(','),
+          },
+        },
+        {
+          event: 'document.sealed',
+          timestamp: signedAt,
+          details: {
+            fileHash,
+            certificateSha256: identity.fingerprint256,
+            signatureFormat: SIGNATURE_SUBFILTER,
+            pageCount,
+          },
+        },
+      ],
+    };
+  };
+
+  return {
+    sign,
+    certificateFingerprint: identity.fingerprint256,
+    developmentCertificate: identity.development,
+  };
+};

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { PDFName, PDFNumber } from 'pdf-lib';
+import type { PDFDocument, PDFPage } from 'pdf-lib';
+import { buildCmsSignature } from './build-cms-signature';
+import type { SigningIdentity } from './load-signing-identity';
+import { serializePdf } from './serialize-pdf';
+import { pdfText, toPdfDate } from './write-audit-metadata';
+
+/** The PDF signature format this service writes. */
+export const SIGNATURE_SUBFILTER = 'adbe.pkcs7.detached';
+
+/** Bytes reserved for the CMS signature in /Contents: measured once per identity, plus room for variance. */
+export const signaturePlaceholderBytes = (identity: SigningIdentity): number =>
+  buildCmsSignature({ identity, digest: Buffer.alloc(32), signingTime: new Date() }).length + 256;
+
+/** The sealed file and its SHA-256 (computed while signing, without another pass over the bytes). */
+export interface SealedPdf {
+  readonly file: Buffer;
+  readonly sha256: string;
+}
+
+/**
+ * Seal the document with a PDF digital signature over the whole file except the signature itself:
+ * an invisible signature field on `page` whose dictionary is written byte-exactly, with /ByteRange
+ * filled in from the final layout and a fixed-size /Contents placeholder. The covered bytes are
+ * hashed in place (the common prefix once, for both the signature digest and the file hash), the
+ * CMS signature goes into the placeholder, and nothing is copied.
+ */
+export const sealPdf = async (options: {
+  doc: PDFDocument;
+  page: PDFPage;
+  identity: SigningIdentity;
+  placeholderBytes: number;
+  signedAt: string;
+  signerName: string;
+  reason: string;
+  contactInfo: string;
+  fieldName: string;
+}): Promise<SealedPdf> => {
+  const { doc, page, identity, placeholderBytes, signedAt } = options;
+  const { context } = doc;
+  // Registered so that references resolve; its bytes are written below instead of pdf-lib's.
+  const signatureRef = context.register(context.obj({ Type: 'Sig' }));
+  const widget = context.obj({
+    Type: 'Annot',
+    Subtype: 'Widget',
+    FT: 'Sig',
+    Rect: [0, 0, 0, 0],
+    // Print + Locked: an invisible field that cannot be moved.
+    F: 132,
+    V: signatureRef,
+    P: page.ref,
+  });
+  widget.set(PDFName.of('T'), pdfText(options.fieldName));
+  const widgetRef = context.register(widget);
+  page.node.addAnnot(widgetRef);
+  const acroForm = doc.catalog.getOrCreateAcroForm();
+  acroForm.addField(widgetRef);
+  // SignaturesExist | AppendOnly.
+  acroForm.dict.set(PDFName.of('SigFlags'), PDFNumber.of(3));
+  // Standard fonts and other pending embeddings are written into the context here.
+  await doc.flush();
+
+  const prefix = [
+    '<<',
+    '/Type /Sig',
+    '/Filter /Adobe.PPKLite',
+    `/SubFilter /${SIGNATURE_SUBFILTER}`,
+    `/Name ${pdfText(options.signerName).toString()}`,
+    `/Reason ${pdfText(options.reason).toString()}`,
+    `/ContactInfo ${pdfText(options.contactInfo).toString()}`,
+    `/M ${pdfText(toPdfDate(signedAt)).toString()}`,
+    '/ByteRange ',
+  ].join('\n');
+  // "[0 a b c]" with room for three 10-digit numbers.
+  const rangeWidth = 2 + 3 * 11 + 1;
+  const contentsKey = '\n/Contents ';
+  const placeholder = `<${'0'.repeat(placeholderBytes * 2)}>`;
+  const prefixBytes = Buffer.byteLength(prefix, 'latin1');
+  const contentsAt = prefixBytes + rangeWidth + contentsKey.length;
+  const size = contentsAt + placeholder.length + '\n>>'.length;
+
+  const { file, verbatimOffset } = serializePdf(context, {
+    ref: signatureRef,
+    size,
+    render: ({ offset, fileSize }) => {
+      const start = offset + contentsAt;
+      const end = start + placeholder.length;
+      const ranges = `[0 ${start} ${end} ${fileSize - end}`.padEnd(rangeWidth - 1, ' ');
+      return Buffer.from(`${prefix}${ranges}]${contentsKey}${placeholder}\n>>`, 'latin1');
+    },
+  });
+
+  const contentsStart = verbatimOffset + contentsAt;
+  const contentsEnd = contentsStart + placeholder.length;
+  const covered = createHash('sha256').update(file.subarray(0, contentsStart));
+  const digest = covered.copy().update(file.subarray(contentsEnd)).digest();
+  const cms = buildCmsSignature({ identity, digest, signingTime: new Date(signedAt) });
+  if (cms.length > placeholderBytes) throw new Error('CMS signature does not fit its placeholder');
+  file.write(cms.toString('hex'), contentsStart + 1, 'latin1');
+  const sha256 = covered.update(file.subarray(contentsStart)).digest('hex');
+  return { file, sha256: `sha256:${sha256}` };
+};

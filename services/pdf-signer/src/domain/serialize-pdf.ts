@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { PDFArray, PDFHexString, PDFHeader, PDFStream } from 'pdf-lib';
+import type { PDFContext, PDFObject, PDFRef } from 'pdf-lib';
+
+/** An object whose bytes the caller writes itself (the signature dictionary), and where they landed. */
+export interface VerbatimObject {
+  readonly ref: PDFRef;
+  /** Its bytes, laid out once the file's size and this object's offset are known. */
+  render(layout: { offset: number; fileSize: number }): Buffer;
+  /** Length of `render`'s result, which must not depend on the layout. */
+  readonly size: number;
+}
+
+const ASCII = 'latin1';
+
+interface Entry {
+  readonly ref: PDFRef;
+  readonly head: string;
+  readonly object?: PDFObject;
+  readonly stream?: { dict: PDFObject; contents: Uint8Array };
+  readonly verbatim?: VerbatimObject;
+  readonly size: number;
+}
+
+/**
+ * Write the whole document as a classic PDF (no object streams, one cross-reference table) into
+ * one exactly sized buffer. pdf-lib's own writer copies stream data one byte at a time (about 130 ms
+ * for 20 MB of images); this one copies streams with `Buffer.set`, and lets the caller place one
+ * object byte-exactly, which is what a signature placeholder needs.
+ *
+ * Returns the file and the offset of the verbatim object.
+ */
+export const serializePdf = (
+  context: PDFContext,
+  verbatim: VerbatimObject,
+): { file: Buffer; verbatimOffset: number } => {
+  const header = PDFHeader.forVersion(1, 7);
+  const entries: Entry[] = [];
+  for (const [ref, object] of context.enumerateIndirectObjects()) {
+    const head = `${ref.objectNumber} ${ref.generationNumber} obj\n`;
+    const tail = 9; // "\nendobj\n\n"
+    if (ref === verbatim.ref) {
+      entries.push({ ref, head, verbatim, size: head.length + verbatim.size + tail });
+    } else if (object instanceof PDFStream) {
+      object.updateDict();
+      const contents = object.getContents();
+      const size = head.length + object.dict.sizeInBytes() + 8 + contents.length + 10 + tail;
+      entries.push({ ref, head, stream: { dict: object.dict, contents }, size });
+    } else {
+      entries.push({ ref, head, object, size: head.length + object.sizeInBytes() + tail });
+    }
+  }
+
+  let offset = header.sizeInBytes() + 2;
+  const offsets = new Map<number, { offset: number; generation: number }>();
+  let verbatimOffset = -1;
+  for (const entry of entries) {
+    offsets.set(entry.ref.objectNumber, { offset, generation: entry.ref.generationNumber });
+    if (entry.verbatim) verbatimOffset = offset + entry.head.length;
+    offset += entry.size;
+  }
+  const xrefOffset = offset;
+
+  // Cross-reference table: object 0 heads the free list, then one subsection per run of numbers.
+  const numbers = [...offsets.keys()].sort((a, b) => a - b);
+  const lines: string[] = ['xref', '0 1', '0000000000 65535 f '];
+  for (let i = 0; i < numbers.length;) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === (numbers[j] ?? 0) + 1) j++;
+    lines.push(`${numbers[i]} ${j - i + 1}`);
+    for (let k = i; k <= j; k++) {
+      const at = offsets.get(numbers[k] ?? 0);
+      lines.push(
+        `${String(at?.offset ?? 0).padStart(10, '0')} ${String(at?.generation ?? 0).padStart(5, '0')} n `,
+      );
+    }
+    i = j + 1;
+  }
+  const { Root, Info, Encrypt } = context.trailerInfo;
+  // A file identifier, as signature validators expect; kept when the document had one.
+  const id =
+    context.trailerInfo.ID ??
+    (() => {
+      const first = PDFHexString.of(randomBytes(16).toString('hex'));
+      const array = PDFArray.withContext(context);
+      array.push(first);
+      array.push(PDFHexString.of(randomBytes(16).toString('hex')));
+      return array;
+    })();
+  const trailerDict = context.obj({
+    Size: (numbers[numbers.length - 1] ?? 0) + 1,
+    Root,
+    Info,
+    Encrypt,
+    ID: id,
+  });
+  const tail = `${lines.join('\n')}\ntrailer\n${trailerDict.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`;
+  const fileSize = xrefOffset + Buffer.byteLength(tail, ASCII);
+
+  const file = Buffer.allocUnsafe(fileSize);
+  let at = header.copyBytesInto(file, 0);
+  at += file.write('\n\n', at, ASCII);
+  for (const entry of entries) {
+    at += file.write(entry.head, at, ASCII);
+    if (entry.verbatim) {
+      const bytes = entry.verbatim.render({ offset: at, fileSize });
+      if (bytes.length !== entry.verbatim.size) throw new Error('verbatim object changed size');
+      at += bytes.copy(file, at);
+    } else if (entry.stream) {
+      at += entry.stream.dict.copyBytesInto(file, at);
+      at += file.write('\nstream\n', at, ASCII);
+      file.set(entry.stream.contents, at);
+      at += entry.stream.contents.length;
+      at += file.write('\nendstream', at, ASCII);
+    } else if (entry.object) {
+      at += entry.object.copyBytesInto(file, at);
+    }
+    at += file.write('\nendobj\n\n', at, ASCII);
+  }
+  at += file.write(tail, at, ASCII);
+  if (at !== fileSize) throw new Error(`PDF size mismatch: wrote ${at} of ${fileSize} bytes`);
+  return { file, verbatimOffset };
+};

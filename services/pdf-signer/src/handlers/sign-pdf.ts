@@ -1,0 +1,81 @@
+import { ServiceError } from '@esign/contracts';
+import type { PdfSign } from '@esign/contracts';
+import type { BlobStore } from '@esign/blob';
+import { UPLOAD_PREFIX } from '@esign/blob';
+import type { RequestHandler } from '@esign/bus';
+import type { Signer } from '../domain/create-signer';
+
+/** `<base name>-signed.pdf`: the original name without folders or extension. */
+export const signedFileNameFor = (fileName: string): string => {
+  const base = (fileName.split(/[/\\]/).pop() ?? '')
+    .replace(/[\p{Cc}\p{Cf}]/gu, '')
+    .replace(/\.[^.]*$/, '')
+    .trim();
+  return `${base || 'document'}-signed.pdf`;
+};
+
+/** Where signed PDFs are kept. */
+export const signedKeyFor = (accountId: string, auditId: string): string =>
+  `signed/${accountId}/${auditId}.pdf`;
+
+const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+
+/**
+ * `pdf.sign`: fetch the upload (claim check), sign it, store the signed PDF under
+ * `signed/<accountId>/<auditId>.pdf`, and delete the upload whatever happened.
+ */
+export const createSignPdfHandler =
+  (deps: { blob: BlobStore; signer: Signer; maxFileBytes: number }): RequestHandler<typeof PdfSign> =>
+  async (request, ctx) => {
+    const { blob, signer, maxFileBytes } = deps;
+    // Only short-lived uploads may be read and deleted here: a key elsewhere could name a signed document.
+    if (!request.uploadKey.startsWith(UPLOAD_PREFIX) || request.uploadKey.includes('..')) {
+      throw new ServiceError(
+        'invalid_argument',
+        `uploadKey: must be an object under ${UPLOAD_PREFIX}`,
+        'uploadKey',
+      );
+    }
+    try {
+      const stat = await blob.stat(request.uploadKey);
+      if (!stat)
+        throw new ServiceError('invalid_argument', 'file: the upload is missing or has expired', 'file');
+      if (stat.size > maxFileBytes) {
+        throw new ServiceError('too_large', `file: larger than ${sizeLabel(maxFileBytes)}`, 'file');
+      }
+      const bytes = await blob.getBuffer(request.uploadKey);
+      const result = await signer.sign({
+        bytes,
+        kind: request.kind,
+        fileName: request.fileName,
+        signature: request.signature,
+        positions: request.positions,
+        signer: request.signer,
+        receivedAt: request.receivedAt,
+      });
+      const signedKey = signedKeyFor(request.accountId, result.auditId);
+      await blob.put(signedKey, result.bytes, { contentType: 'application/pdf' });
+      ctx.logger.info('document signed', {
+        auditId: result.auditId,
+        pages: result.pageCount,
+        bytes: result.bytes.length,
+        kind: request.kind,
+      });
+      return {
+        auditId: result.auditId,
+        signedAt: result.signedAt,
+        signedKey,
+        signedFileName: signedFileNameFor(request.fileName),
+        fileHash: result.fileHash,
+        originalHash: result.originalHash,
+        size: result.bytes.length,
+        pageCount: result.pageCount,
+        events: result.events,
+      };
+    } finally {
+      await blob.remove(request.uploadKey).catch((err: unknown) => {
+        // The bucket's lifecycle rule removes it later where the server supports one.
+        ctx.logger.warn('could not delete the upload', { uploadKey: request.uploadKey, err });
+      });
+    }
+  };

@@ -1,0 +1,8 @@
+export { createSigner } from './domain/create-signer';
+export type { SignInput, SignResult, Signer, SignerOptions } from './domain/create-signer';
+export type { SigningMaterial } from './domain/load-signing-identity';
+export { DEVELOPMENT_CERT_CN } from './domain/load-signing-identity';
+export { startPdfSigner } from './start';
+export type { PdfSignerService } from './start';
+export { loadPdfSignerConfig, ZPdfSignerEnv } from './config';
+export type { TPdfSignerEnv } from './config';

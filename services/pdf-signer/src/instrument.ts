@@ -1,0 +1,3 @@
+import { startTracing } from '@esign/telemetry/tracing';
+
+startTracing('pdf-signer');

@@ -1,0 +1,242 @@
+/**
+ * `pnpm bench:sign`: signing through the whole stack (HTTP -> gateway -> NATS -> signer -> storage ->
+ * document store -> HTTP) next to the same signing done in-process by the signer's own code.
+ * Prints latency p50/p99, requests per second and peak memory, and the ratios the targets are set on.
+ * Uses NATS_URL / DATABASE_URL when set (testcontainers otherwise) and the embedded S3-protocol server.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { parseArgs } from 'node:util';
+import { connectBus } from '@esign/bus';
+import { KeyCreate, type TPosition } from '@esign/contracts';
+import { createSigner } from '@esign/pdf-signer';
+import { startServices, type ServiceName } from '@esign/stack';
+import { createLogger } from '@esign/telemetry';
+import {
+  createTestDatabase,
+  makeLargePdf,
+  makePdf,
+  makePng,
+  startTestS3,
+  testNatsUrl,
+  uniqueBusPrefix,
+} from '@esign/testing';
+
+const { values: args } = parseArgs({
+  options: {
+    small: { type: 'string', default: '300' },
+    large: { type: 'string', default: '8' },
+    concurrency: { type: 'string', default: '8' },
+  },
+});
+const SMALL_REQUESTS = Number(args.small);
+const LARGE_REQUESTS = Number(args.large);
+const CONCURRENCY = Number(args.concurrency);
+const MB = 1024 * 1024;
+
+interface Result {
+  latencies: number[];
+  seconds: number;
+  peakBytes: number;
+}
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+};
+
+/** Resident memory of some processes, summed, sampled until stopped; returns the peak above the start. */
+const sampleMemory = (read: () => number) => {
+  const base = read();
+  let peak = base;
+  const timer = setInterval(() => (peak = Math.max(peak, read())), 5);
+  return () => {
+    clearInterval(timer);
+    peak = Math.max(peak, read());
+    return peak - base;
+  };
+};
+
+const rssOf = (pids: number[]) => () =>
+  pids.reduce((sum, pid) => {
+    try {
+      const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      return sum + Number(kb ?? 0) * 1024;
+    } catch {
+      return sum;
+    }
+  }, 0);
+
+/** Run `total` calls of `fn`, `concurrency` at a time; time each. */
+const run = async (
+  total: number,
+  concurrency: number,
+  fn: () => Promise<void>,
+  memory: () => () => number,
+): Promise<Result> => {
+  const latencies: number[] = [];
+  let next = 0;
+  const stop = memory();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next += 1;
+        const t = performance.now();
+        await fn();
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { latencies, seconds, peakBytes: stop() };
+};
+
+const multipart = (file: Buffer, fields: Record<string, string>) => {
+  const boundary = `----bench${Date.now()}`;
+  const parts = Object.entries(fields).map(
+    ([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`,
+  );
+  const body = Buffer.concat([
+    Buffer.from(parts.join('')),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    ),
+    file,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+};
+
+const main = async () => {
+  process.stdout.write('preparing fixtures and the stack…\n');
+  const small = await makePdf({ pages: 1 });
+  const large = await makeLargePdf(20 * MB);
+  const png = await makePng({ width: 300, height: 100 });
+  const positions: TPosition[] = [{ x: 50, y: 85, page: 0, width: 25 }];
+  const signer = {
+    name: 'Bench Signer',
+    email: 'bench@example.com',
+    ipAddress: '127.0.0.1',
+    userAgent: 'bench',
+  };
+
+  // In-process: the signer's own code, warmed up.
+  const inProcess = await createSigner();
+  const signLocal = (bytes: Buffer) => async () => {
+    await inProcess.sign({
+      bytes,
+      kind: 'pdf',
+      fileName: 'bench.pdf',
+      signature: { mode: 'draw', imageBase64: png.toString('base64') },
+      positions,
+      signer,
+      receivedAt: new Date().toISOString(),
+    });
+  };
+  const selfRss = () => () => process.memoryUsage().rss;
+  for (let i = 0; i < 20; i++) await signLocal(small)();
+  await signLocal(large)();
+
+  // The whole stack.
+  const natsUrl = await testNatsUrl();
+  const db = await createTestDatabase('esign_bench');
+  const s3 = await startTestS3();
+  const busPrefix = uniqueBusPrefix('bench');
+  const stack = await startServices({
+    natsUrl,
+    databaseUrl: db.url,
+    s3: { ...s3, bucket: 'esign' },
+    busPrefix,
+    gatewayPort: 0,
+    env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000' },
+    services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
+  });
+  try {
+    const bus = await connectBus({
+      url: natsUrl,
+      name: 'bench',
+      prefix: busPrefix,
+      logger: createLogger({ service: 'bench', level: 'error' }),
+      timeoutMs: 10_000,
+    });
+    const { apiKey } = await bus.request(KeyCreate, {
+      email: `bench${Date.now()}@example.com`,
+      plan: 'business',
+    });
+    await bus.drain();
+    const url = new URL(`${stack.gatewayUrl}/api/v1/sign`);
+    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const fields = {
+      signerName: signer.name,
+      signerEmail: signer.email,
+      signatureData: `data:image/png;base64,${png.toString('base64')}`,
+      positions: JSON.stringify(positions),
+    };
+    const post = (form: { body: Buffer; contentType: string }) => () =>
+      new Promise<void>((resolve, reject) => {
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            agent,
+            headers: {
+              Authorization: `Bearer ${apiKey}`,
+              'Content-Type': form.contentType,
+              'Content-Length': form.body.length,
+            },
+          },
+          (res) => {
+            res.on('data', () => undefined);
+            res.on('end', () =>
+              res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(form.body);
+      });
+    const smallForm = multipart(small, fields);
+    const largeForm = multipart(large, fields);
+    const pids = Object.values(stack.pids()).filter((p): p is number => typeof p === 'number');
+    const stackRss = () => sampleMemory(rssOf(pids));
+    for (let i = 0; i < 30; i++) await post(smallForm)();
+    await post(largeForm)();
+
+    process.stdout.write(
+      `measuring (1 page x ${SMALL_REQUESTS} at ${CONCURRENCY} connections, 20 MB x ${LARGE_REQUESTS} one at a time)…\n`,
+    );
+    const localSmall = await run(SMALL_REQUESTS, CONCURRENCY, signLocal(small), () =>
+      sampleMemory(selfRss()),
+    );
+    const stackSmall = await run(SMALL_REQUESTS, CONCURRENCY, post(smallForm), stackRss);
+    const localLarge = await run(LARGE_REQUESTS, 1, signLocal(large), () => sampleMemory(selfRss()));
+    const stackLarge = await run(LARGE_REQUESTS, 1, post(largeForm), stackRss);
+
+    const row = (name: string, r: Result, total: number) =>
+      `${name.padEnd(34)} ${quantile(r.latencies, 0.5).toFixed(1).padStart(8)} ${quantile(r.latencies, 0.99).toFixed(1).padStart(8)} ${(total / r.seconds).toFixed(1).padStart(8)} ${(r.peakBytes / MB).toFixed(1).padStart(10)}`;
+    const lines = [
+      '',
+      `${'scenario'.padEnd(34)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'req/s'.padStart(8)} ${'peak +MB'.padStart(10)}`,
+      row(`1 page, in-process (c=${CONCURRENCY})`, localSmall, SMALL_REQUESTS),
+      row(`1 page, full stack (c=${CONCURRENCY})`, stackSmall, SMALL_REQUESTS),
+      row(`${(large.length / MB).toFixed(1)} MB, in-process (c=1)`, localLarge, LARGE_REQUESTS),
+      row(`${(large.length / MB).toFixed(1)} MB, full stack (c=1)`, stackLarge, LARGE_REQUESTS),
+      '',
+      `1 page throughput, full stack / in-process: ${((stackSmall.seconds ? SMALL_REQUESTS / stackSmall.seconds : 0) / (SMALL_REQUESTS / localSmall.seconds)).toFixed(2)} (target >= 0.90)`,
+      `20 MB p50, full stack / in-process:         ${(quantile(stackLarge.latencies, 0.5) / quantile(localLarge.latencies, 0.5)).toFixed(2)} (target <= 2.00)`,
+      `20 MB peak memory per request / file size:  full stack ${(stackLarge.peakBytes / large.length).toFixed(2)}, in-process ${(localLarge.peakBytes / large.length).toFixed(2)} (target < 8)`,
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+    agent.destroy();
+  } finally {
+    await stack.stop();
+    await s3.stop();
+    await db.drop();
+  }
+};
+
+await main();
