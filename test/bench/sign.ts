@@ -4,7 +4,7 @@
  * Prints latency p50/p99, requests per second and peak memory, and the ratios the targets are set on.
  * Uses NATS_URL / DATABASE_URL when set (testcontainers otherwise) and the embedded S3-protocol server.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { connectBus } from '@esign/bus';
@@ -66,6 +66,30 @@ const rssOf = (pids: number[]) => () =>
       return sum;
     }
   }, 0);
+
+/** CPU time (user + system) of a process so far, in ms. */
+const cpuMs = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+};
+
+/** Processes of the infrastructure (Postgres, NATS) by name, for CPU accounting. */
+const pidsNamed = (pattern: RegExp): number[] => {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (pattern.test(readFileSync(`/proc/${entry}/comm`, 'utf8').trim())) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+};
 
 /** Run `total` calls of `fn`, `concurrency` at a time; time each. */
 const run = async (
@@ -211,7 +235,17 @@ const main = async () => {
     const localSmall = await run(SMALL_REQUESTS, CONCURRENCY, signLocal(small), () =>
       sampleMemory(selfRss()),
     );
+    const cpuGroups: [string, number[]][] = [
+      ...Object.entries(stack.pids()).map(([name, pid]): [string, number[]] => [name, pid ? [pid] : []]),
+      ['postgres', pidsNamed(/^postgres/)],
+      ['nats-server', pidsNamed(/^nats-server/)],
+      ['client + S3 server', [process.pid]],
+    ];
+    const cpuBefore = cpuGroups.map(([, group]) => group.reduce((t, pid) => t + cpuMs(pid), 0));
     const stackSmall = await run(SMALL_REQUESTS, CONCURRENCY, post(smallForm), stackRss);
+    const cpuPerRequest = cpuGroups.map(
+      ([name, group], i) => `  ${name.padEnd(20)} ${((group.reduce((t, pid) => t + cpuMs(pid), 0) - (cpuBefore[i] ?? 0)) / SMALL_REQUESTS).toFixed(2).padStart(7)} ms`,
+    );
     const localLarge = await run(LARGE_REQUESTS, 1, signLocal(large), () => sampleMemory(selfRss()));
     const stackLarge = await run(LARGE_REQUESTS, 1, post(largeForm), stackRss);
 
@@ -228,6 +262,9 @@ const main = async () => {
       `1 page throughput, full stack / in-process: ${((stackSmall.seconds ? SMALL_REQUESTS / stackSmall.seconds : 0) / (SMALL_REQUESTS / localSmall.seconds)).toFixed(2)} (target >= 0.90)`,
       `20 MB p50, full stack / in-process:         ${(quantile(stackLarge.latencies, 0.5) / quantile(localLarge.latencies, 0.5)).toFixed(2)} (target <= 2.00)`,
       `20 MB peak memory per request / file size:  full stack ${(stackLarge.peakBytes / large.length).toFixed(2)}, in-process ${(localLarge.peakBytes / large.length).toFixed(2)} (target < 8)`,
+      '',
+      'CPU per 1-page request through the stack, by process:',
+      ...cpuPerRequest,
       '',
     ];
     process.stdout.write(lines.join('\n'));
