@@ -1,3 +1,5 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 
@@ -13,7 +15,8 @@ export interface BlobStore {
    */
   put(key: string, body: Readable | Buffer, options?: { contentType?: string }): Promise<number>;
   get(key: string): Promise<Readable>;
-  getBuffer(key: string): Promise<Buffer>;
+  /** The whole object; with `maxBytes`, refuses (code `TooLarge`) before reading a larger one. */
+  getBuffer(key: string, options?: { maxBytes?: number }): Promise<Buffer>;
   stat(key: string): Promise<{ size: number } | undefined>;
   remove(key: string): Promise<void>;
   /** Keys under a prefix (for operations and tests; not for hot paths). */
@@ -35,11 +38,32 @@ export interface BlobOptions {
 /** Part size of streamed uploads (S3's minimum is 5 MiB for every part but the last). */
 export const PART_BYTES = 8 * 1024 * 1024;
 
+const URL_TTL_SECONDS = 15 * 60;
+
 /** Prefix of short-lived uploads (claim checks between the gateway and the workers). */
 export const UPLOAD_PREFIX = 'uploads/';
 
+/** An S3 error answer to a data transfer (the control calls raise minio's own errors). */
+export class BlobError extends Error {
+  override readonly name = 'BlobError';
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 const isNotFound = (err: unknown) =>
-  err instanceof Error && ['NotFound', 'NoSuchKey'].includes((err as Error & { code?: string }).code ?? '');
+  (err instanceof BlobError && err.status === 404) ||
+  (err instanceof Error && ['NotFound', 'NoSuchKey'].includes((err as Error & { code?: string }).code ?? ''));
+
+/** True when an error says the object is larger than the caller allowed. */
+export const isTooLarge = (err: unknown): boolean => err instanceof BlobError && err.code === 'TooLarge';
+
+/** True when an error says the object does not exist. */
+export const isMissingObject = isNotFound;
 
 export const createBlobStore = (options: BlobOptions): BlobStore => {
   const url = new URL(options.endpoint);
@@ -55,11 +79,54 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
   });
   const { bucket } = options;
 
-  const getBuffer = async (key: string): Promise<Buffer> => {
-    const stream = await client.getObject(bucket, key);
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+  // Data moves over plain HTTP to presigned URLs: the signature covers the request, not the payload
+  // (UNSIGNED-PAYLOAD), so nothing hashes the bytes on their way; minio-js would MD5 (and, over http,
+  // SHA-256) every buffer it puts. Control calls (buckets, multipart, stat, list) still use minio-js.
+  const agent = useSSL ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const send = useSSL ? httpsRequest : httpRequest;
+  const transfer = (method: 'GET' | 'PUT', url: string, body?: Buffer, contentType?: string) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      const headers: Record<string, string | number> = {};
+      if (body) headers['Content-Length'] = body.length;
+      if (contentType) headers['Content-Type'] = contentType;
+      const req = send(url, { method, agent, headers }, (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300) {
+          if (method === 'PUT') res.resume();
+          resolve(res);
+          return;
+        }
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? `HTTP${status}`;
+          reject(new BlobError(code, status, `${method} ${new URL(url).pathname}: ${code}`));
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  const getBuffer = async (key: string, options?: { maxBytes?: number }): Promise<Buffer> => {
+    const res = await transfer('GET', await client.presignedUrl('GET', bucket, key, URL_TTL_SECONDS));
+    const length = Number(res.headers['content-length']);
+    if (options?.maxBytes !== undefined && length > options.maxBytes) {
+      res.destroy();
+      throw new BlobError('TooLarge', 413, `GET ${key}: ${length} bytes, more than ${options.maxBytes}`);
+    }
+    if (!Number.isSafeInteger(length)) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    }
+    // One allocation of the announced size: a 25 MB object is copied once, not twice.
+    const out = Buffer.allocUnsafe(length);
+    let offset = 0;
+    for await (const chunk of res) offset += (chunk as Buffer).copy(out, offset);
+    if (offset !== length)
+      throw new BlobError('IncompleteBody', 502, `GET ${key}: ${offset} of ${length} bytes`);
+    return out;
   };
 
   return {
@@ -89,28 +156,34 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
       }
     },
     async put(key, body, opts) {
-      const meta = { 'Content-Type': opts?.contentType ?? 'application/octet-stream' };
+      const contentType = opts?.contentType ?? 'application/octet-stream';
       if (Buffer.isBuffer(body)) {
-        await client.putObject(bucket, key, body, body.length, meta);
+        await transfer(
+          'PUT',
+          await client.presignedUrl('PUT', bucket, key, URL_TTL_SECONDS),
+          body,
+          contentType,
+        );
         return body.length;
       }
-      // minio-js would buffer 64 MiB and list uploads before a stream of unknown size; do it by hand.
+      // Parts are buffered up to PART_BYTES; a stream shorter than that goes up in one PUT.
       let chunks: Buffer[] = [];
       let buffered = 0;
       let total = 0;
       let uploadId: string | undefined;
       const etags: { part: number; etag: string }[] = [];
       const flushPart = async () => {
-        uploadId ??= await client.initiateNewMultipartUpload(bucket, key, meta);
+        uploadId ??= await client.initiateNewMultipartUpload(bucket, key, { 'Content-Type': contentType });
         const part = etags.length + 1;
         const payload = Buffer.concat(chunks, buffered);
         chunks = [];
         buffered = 0;
-        const { etag } = await client.uploadPart(
-          { bucketName: bucket, objectName: key, uploadID: uploadId, partNumber: part, headers: {} },
-          payload,
-        );
-        etags.push({ part, etag });
+        const url = await client.presignedUrl('PUT', bucket, key, URL_TTL_SECONDS, {
+          partNumber: String(part),
+          uploadId,
+        });
+        const res = await transfer('PUT', url, payload);
+        etags.push({ part, etag: String(res.headers.etag ?? '').replace(/"/g, '') });
       };
       try {
         for await (const chunk of body) {
@@ -122,7 +195,12 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
         }
         if (!uploadId) {
           const whole = Buffer.concat(chunks, buffered);
-          await client.putObject(bucket, key, whole, whole.length, meta);
+          await transfer(
+            'PUT',
+            await client.presignedUrl('PUT', bucket, key, URL_TTL_SECONDS),
+            whole,
+            contentType,
+          );
           return total;
         }
         if (buffered > 0) await flushPart();
@@ -133,7 +211,7 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
         throw err;
       }
     },
-    get: (key) => client.getObject(bucket, key),
+    get: async (key) => transfer('GET', await client.presignedUrl('GET', bucket, key, URL_TTL_SECONDS)),
     getBuffer,
     async stat(key) {
       try {

@@ -25,9 +25,13 @@ describe('sniffDocumentKind', () => {
 });
 
 describe('parseImageDataUri', () => {
-  it('decodes a PNG data URI and checks the bytes are really PNG', () => {
-    const uri = `data:image/png;base64,${PNG_MAGIC.toString('base64')}`;
-    expect(parseImageDataUri(uri)).toEqual({ kind: 'png', bytes: PNG_MAGIC });
+  it('accepts a PNG data URI whose bytes are really PNG, passing the base64 on as it is', () => {
+    const base64 = Buffer.concat([PNG_MAGIC, Buffer.alloc(20)]).toString('base64');
+    expect(parseImageDataUri(`data:image/png;base64,${base64}`)).toEqual({ kind: 'png', base64 });
+    expect(parseImageDataUri(`data:image/png;base64,${base64.slice(0, 20)}\n${base64.slice(20)}`)).toEqual({
+      kind: 'png',
+      base64,
+    });
   });
 
   it('refuses a data URI whose bytes do not match an image, or that is not base64', () => {
@@ -37,5 +41,6 @@ describe('parseImageDataUri', () => {
     expect(parseImageDataUri('data:image/png,rawtext')).toBeUndefined();
     expect(parseImageDataUri('data:text/plain;base64,AAAA')).toBeUndefined();
     expect(parseImageDataUri('not a uri')).toBeUndefined();
+    expect(parseImageDataUri(`data:image/png;base64,${PNG_MAGIC.toString('base64')}!!`)).toBeUndefined();
   });
 });

@@ -19,12 +19,18 @@ export const sniffDocumentKind = (head: Buffer): TDocumentKind | undefined => {
   return undefined;
 };
 
-/** Decode a `data:image/png;base64,…` (or jpeg) URI; undefined when it is not one. */
-export const parseImageDataUri = (value: string): { kind: 'png' | 'jpeg'; bytes: Buffer } | undefined => {
-  const match = /^data:image\/(png|jpe?g);base64,([A-Za-z0-9+/\s]+={0,2})$/i.exec(value.trim());
-  if (!match?.[2]) return undefined;
-  const bytes = Buffer.from(match[2].replace(/\s+/g, ''), 'base64');
-  const kind = sniffDocumentKind(bytes);
+/**
+ * Check a `data:image/png;base64,…` (or jpeg) URI without decoding all of it: the base64 text is
+ * validated and passed on as it is; only its first bytes are decoded to confirm the image type.
+ */
+export const parseImageDataUri = (value: string): { kind: 'png' | 'jpeg'; base64: string } | undefined => {
+  const header = /^\s*data:image\/(png|jpe?g);base64,/i.exec(value);
+  if (!header) return undefined;
+  let base64 = value.slice(header[0].length).trimEnd();
+  if (/\s/.test(base64)) base64 = base64.replace(/\s+/g, '');
+  if (base64.length < 16 || base64.length % 4 === 1 || !/^[A-Za-z0-9+/]+={0,2}$/.test(base64))
+    return undefined;
+  const kind = sniffDocumentKind(Buffer.from(base64.slice(0, 16), 'base64'));
   if (kind !== 'png' && kind !== 'jpeg') return undefined;
-  return { kind, bytes };
+  return { kind, base64 };
 };

@@ -28,7 +28,7 @@ const toSignature = (fields: TSignFields): TSignature => {
       'signatureData',
     );
   }
-  return { mode: fields.mode, imageBase64: image.bytes.toString('base64') };
+  return { mode: fields.mode, imageBase64: image.base64 };
 };
 
 const toPositions = (fields: TSignFields): TPosition[] =>

@@ -1,7 +1,7 @@
 import { ServiceError } from '@esign/contracts';
 import type { PdfSign } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
-import { UPLOAD_PREFIX } from '@esign/blob';
+import { isMissingObject, isTooLarge, UPLOAD_PREFIX } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
 import type { Signer } from '../domain/create-signer';
 
@@ -37,13 +37,17 @@ export const createSignPdfHandler =
       );
     }
     try {
-      const stat = await blob.stat(request.uploadKey);
-      if (!stat)
-        throw new ServiceError('invalid_argument', 'file: the upload is missing or has expired', 'file');
-      if (stat.size > maxFileBytes) {
-        throw new ServiceError('too_large', `file: larger than ${sizeLabel(maxFileBytes)}`, 'file');
-      }
-      const bytes = await blob.getBuffer(request.uploadKey);
+      const bytes = await blob
+        .getBuffer(request.uploadKey, { maxBytes: maxFileBytes })
+        .catch((err: unknown) => {
+          if (isMissingObject(err)) {
+            throw new ServiceError('invalid_argument', 'file: the upload is missing or has expired', 'file');
+          }
+          if (isTooLarge(err)) {
+            throw new ServiceError('too_large', `file: larger than ${sizeLabel(maxFileBytes)}`, 'file');
+          }
+          throw err;
+        });
       const result = await signer.sign({
         bytes,
         kind: request.kind,
