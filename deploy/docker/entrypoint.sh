@@ -6,6 +6,6 @@ app="${ESIGN_APP_DIR:-/app}"
 if [ "$#" -ge 1 ] && [ -f "$app/services/$1/src/main.ts" ]; then
   service="$1"
   shift
-  exec node --import tsx "$app/services/$service/src/main.ts" "$@"
+  exec node --import tsx --import "$app/services/$service/src/instrument.ts" "$app/services/$service/src/main.ts" "$@"
 fi
 exec "$@"

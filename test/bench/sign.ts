@@ -175,6 +175,10 @@ const main = async () => {
     gatewayPort: 0,
     env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000' },
     services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
+    // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops.
+    ...(process.env.BENCH_PROFILE
+      ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
+      : {}),
   });
   try {
     const bus = await connectBus({
@@ -244,7 +248,8 @@ const main = async () => {
     const cpuBefore = cpuGroups.map(([, group]) => group.reduce((t, pid) => t + cpuMs(pid), 0));
     const stackSmall = await run(SMALL_REQUESTS, CONCURRENCY, post(smallForm), stackRss);
     const cpuPerRequest = cpuGroups.map(
-      ([name, group], i) => `  ${name.padEnd(20)} ${((group.reduce((t, pid) => t + cpuMs(pid), 0) - (cpuBefore[i] ?? 0)) / SMALL_REQUESTS).toFixed(2).padStart(7)} ms`,
+      ([name, group], i) =>
+        `  ${name.padEnd(20)} ${((group.reduce((t, pid) => t + cpuMs(pid), 0) - (cpuBefore[i] ?? 0)) / SMALL_REQUESTS).toFixed(2).padStart(7)} ms`,
     );
     const localLarge = await run(LARGE_REQUESTS, 1, signLocal(large), () => sampleMemory(selfRss()));
     const stackLarge = await run(LARGE_REQUESTS, 1, post(largeForm), stackRss);

@@ -27,6 +27,8 @@ export interface StackOptions extends InfraEndpoints {
   /** Extra environment for every service (or per service). */
   env?: Record<string, string>;
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Extra Node options per service (for example `--cpu-prof`). */
+  nodeOptions?: Partial<Record<ServiceName, string[]>>;
   /** Receives every line a service prints. Default: discard. */
   onLine?: (service: ServiceName, line: string) => void;
   readyTimeoutMs?: number;
@@ -112,7 +114,17 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
       ...(name === 'gateway' ? { PORT: String(port) } : { HEALTH_PORT: String(port) }),
       ...options.serviceEnv?.[name],
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', join('services', name, 'src', 'main.ts')], {
+    const src = join('services', name, 'src');
+    // Exactly as the container runs it: tracing is set up (instrument.ts) before main.ts loads anything.
+    const args = [
+      ...(options.nodeOptions?.[name] ?? []),
+      '--import',
+      'tsx',
+      '--import',
+      `./${join(src, 'instrument.ts')}`,
+      join(src, 'main.ts'),
+    ];
+    const child = spawn(process.execPath, args, {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,18 +1,20 @@
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
-
 /**
  * Start OpenTelemetry for this process. Must run before anything else is imported (each service
- * loads it from `src/instrument.ts` with `--import`). Configured with the standard OTEL_* variables;
- * without an exporter configured it stays off and costs nothing.
+ * loads it first from `src/instrument.ts`). Configured with the standard OTEL_* variables; without an
+ * exporter configured it stays off and loads nothing (the SDK and its instrumentations are imported
+ * only when tracing is on, which keeps start-up fast).
  */
-export const startTracing = (
+export const startTracing = async (
   serviceName: string,
   env: NodeJS.ProcessEnv = process.env,
-): (() => Promise<void>) => {
+): Promise<() => Promise<void>> => {
   const enabled = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   if (!enabled || env.OTEL_SDK_DISABLED === 'true') return () => Promise.resolve();
   env.OTEL_SERVICE_NAME ??= serviceName;
+  const [{ NodeSDK }, { getNodeAutoInstrumentations }] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/auto-instrumentations-node'),
+  ]);
   const sdk = new NodeSDK({
     instrumentations: [
       getNodeAutoInstrumentations({

@@ -1,3 +1,4 @@
 import { startTracing } from '@esign/telemetry/tracing';
 
-startTracing('pdf-signer');
+// Loaded with `--import` before main.ts, so that instrumentation hooks exist before anything is required.
+await startTracing('pdf-signer');

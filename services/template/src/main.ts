@@ -1,4 +1,3 @@
-import './instrument';
 import { ConfigError } from '@esign/config';
 import { createLogger, onShutdown } from '@esign/telemetry';
 import { loadTemplateServiceConfig, type TTemplateServiceConfig } from './config';
