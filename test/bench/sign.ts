@@ -236,9 +236,12 @@ const main = async () => {
     process.stdout.write(
       `measuring (1 page x ${SMALL_REQUESTS} at ${CONCURRENCY} connections, 20 MB x ${LARGE_REQUESTS} one at a time)…\n`,
     );
+    const cpuStart = process.cpuUsage();
     const localSmall = await run(SMALL_REQUESTS, CONCURRENCY, signLocal(small), () =>
       sampleMemory(selfRss()),
     );
+    const cpuLocal = process.cpuUsage(cpuStart);
+    const localCpuMs = (cpuLocal.user + cpuLocal.system) / 1000 / SMALL_REQUESTS;
     const cpuGroups: [string, number[]][] = [
       ...Object.entries(stack.pids()).map(([name, pid]): [string, number[]] => [name, pid ? [pid] : []]),
       ['postgres', pidsNamed(/^postgres/)],
@@ -268,6 +271,7 @@ const main = async () => {
       `20 MB p50, full stack / in-process:         ${(quantile(stackLarge.latencies, 0.5) / quantile(localLarge.latencies, 0.5)).toFixed(2)} (target <= 2.00)`,
       `20 MB peak memory per request / file size:  full stack ${(stackLarge.peakBytes / large.length).toFixed(2)}, in-process ${(localLarge.peakBytes / large.length).toFixed(2)} (target < 8)`,
       '',
+      `CPU per 1-page request in-process (all threads): ${localCpuMs.toFixed(2)} ms`,
       'CPU per 1-page request through the stack, by process:',
       ...cpuPerRequest,
       '',
