@@ -27,11 +27,13 @@ const { values: args } = parseArgs({
     small: { type: 'string', default: '300' },
     large: { type: 'string', default: '8' },
     concurrency: { type: 'string', default: '8' },
+    signers: { type: 'string', default: '1' },
   },
 });
 const SMALL_REQUESTS = Number(args.small);
 const LARGE_REQUESTS = Number(args.large);
 const CONCURRENCY = Number(args.concurrency);
+const SIGNERS = Number(args.signers);
 const MB = 1024 * 1024;
 
 interface Result {
@@ -175,6 +177,7 @@ const main = async () => {
     gatewayPort: 0,
     env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000' },
     services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
+    replicas: { 'pdf-signer': SIGNERS },
     // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops.
     ...(process.env.BENCH_PROFILE
       ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
@@ -228,13 +231,13 @@ const main = async () => {
       });
     const smallForm = multipart(small, fields);
     const largeForm = multipart(large, fields);
-    const pids = Object.values(stack.pids()).filter((p): p is number => typeof p === 'number');
+    const pids = Object.values(stack.pids()).flatMap((list) => list ?? []);
     const stackRss = () => sampleMemory(rssOf(pids));
     for (let i = 0; i < 30; i++) await post(smallForm)();
     await post(largeForm)();
 
     process.stdout.write(
-      `measuring (1 page x ${SMALL_REQUESTS} at ${CONCURRENCY} connections, 20 MB x ${LARGE_REQUESTS} one at a time)…\n`,
+      `measuring (1 page x ${SMALL_REQUESTS} at ${CONCURRENCY} connections, 20 MB x ${LARGE_REQUESTS} one at a time, ${SIGNERS} signer process(es))…\n`,
     );
     const cpuStart = process.cpuUsage();
     const localSmall = await run(SMALL_REQUESTS, CONCURRENCY, signLocal(small), () =>
@@ -243,7 +246,7 @@ const main = async () => {
     const cpuLocal = process.cpuUsage(cpuStart);
     const localCpuMs = (cpuLocal.user + cpuLocal.system) / 1000 / SMALL_REQUESTS;
     const cpuGroups: [string, number[]][] = [
-      ...Object.entries(stack.pids()).map(([name, pid]): [string, number[]] => [name, pid ? [pid] : []]),
+      ...Object.entries(stack.pids()).map(([name, list]): [string, number[]] => [name, list ?? []]),
       ['postgres', pidsNamed(/^postgres/)],
       ['nats-server', pidsNamed(/^nats-server/)],
       ['client + S3 server', [process.pid]],

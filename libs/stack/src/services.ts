@@ -27,6 +27,8 @@ export interface StackOptions extends InfraEndpoints {
   /** Extra environment for every service (or per service). */
   env?: Record<string, string>;
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Processes per service (default 1; the gateway always runs one here, on `gatewayPort`). */
+  replicas?: Partial<Record<Exclude<ServiceName, 'gateway'>, number>>;
   /** Extra Node options per service (for example `--cpu-prof`). */
   nodeOptions?: Partial<Record<ServiceName, string[]>>;
   /** Receives every line a service prints. Default: discard. */
@@ -44,8 +46,8 @@ export interface RunningStack {
   readonly gatewayUrl: string;
   /** Stop one service (SIGTERM, then SIGKILL after a grace period). */
   stopService(name: ServiceName): Promise<void>;
-  /** Process id of each running service (for measurements). */
-  pids(): Partial<Record<ServiceName, number>>;
+  /** Process ids of each running service (for measurements). */
+  pids(): Partial<Record<ServiceName, number[]>>;
   /** Start a stopped service again with the same configuration. */
   startService(name: ServiceName): Promise<void>;
   stop(): Promise<void>;
@@ -87,9 +89,9 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
     options.services ??
     SERVICE_NAMES.filter((n) => existsSync(join(REPO_ROOT, 'services', n, 'src', 'main.ts')));
   const gatewayPort = options.gatewayPort || (await freePort());
-  const running = new Map<ServiceName, RunningService>();
-  const ports = new Map<ServiceName, number>();
-  for (const name of names) ports.set(name, name === 'gateway' ? gatewayPort : await freePort());
+  const running = new Map<ServiceName, RunningService[]>();
+  const replicasOf = (name: ServiceName) =>
+    name === 'gateway' ? 1 : Math.max(1, options.replicas?.[name] ?? 1);
 
   const baseEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -107,8 +109,8 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
     ...options.env,
   };
 
-  const launch = async (name: ServiceName) => {
-    const port = ports.get(name) ?? 0;
+  const launchOne = async (name: ServiceName): Promise<RunningService> => {
+    const port = name === 'gateway' ? gatewayPort : await freePort();
     const env = {
       ...baseEnv,
       ...(name === 'gateway' ? { PORT: String(port) } : { HEALTH_PORT: String(port) }),
@@ -134,15 +136,22 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
       createInterface({ input: stream }).on('line', (line) => options.onLine?.(name, line));
     }
     const svc = { name, child, healthUrl: `http://127.0.0.1:${port}` };
-    running.set(name, svc);
+    running.set(name, [...(running.get(name) ?? []), svc]);
     await waitReady(svc, options.readyTimeoutMs ?? 60_000);
+    return svc;
+  };
+
+  const launch = async (name: ServiceName) => {
+    running.delete(name);
+    await Promise.all(Array.from({ length: replicasOf(name) }, () => launchOne(name)));
+  };
+
+  const stopService = async (name: ServiceName) => {
+    await Promise.all((running.get(name) ?? []).map((svc) => stopChild(svc.child)));
   };
 
   const stopAll = async () => {
-    for (const name of [...names].reverse()) {
-      const svc = running.get(name);
-      if (svc) await stopChild(svc.child);
-    }
+    for (const name of [...names].reverse()) await stopService(name);
   };
 
   try {
@@ -155,12 +164,15 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
 
   return {
     gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
-    async stopService(name) {
-      const svc = running.get(name);
-      if (svc) await stopChild(svc.child);
-    },
+    stopService,
     startService: launch,
-    pids: () => Object.fromEntries([...running.values()].map((svc) => [svc.name, svc.child.pid])),
+    pids: () =>
+      Object.fromEntries(
+        [...running.entries()].map(([name, list]) => [
+          name,
+          list.map((svc) => svc.child.pid).filter((pid): pid is number => pid !== undefined),
+        ]),
+      ),
     stop: stopAll,
   };
 };
