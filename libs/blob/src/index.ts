@@ -166,24 +166,33 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
         );
         return body.length;
       }
-      // Parts are buffered up to PART_BYTES; a stream shorter than that goes up in one PUT.
+      // Parts are buffered up to PART_BYTES; a stream shorter than that goes up in one PUT. A longer one
+      // is sent part by part while the next part is still arriving (one part in flight, one filling).
       let chunks: Buffer[] = [];
       let buffered = 0;
       let total = 0;
       let uploadId: string | undefined;
+      let inFlight: Promise<void> = Promise.resolve();
       const etags: { part: number; etag: string }[] = [];
-      const flushPart = async () => {
-        uploadId ??= await client.initiateNewMultipartUpload(bucket, key, { 'Content-Type': contentType });
-        const part = etags.length + 1;
-        const payload = Buffer.concat(chunks, buffered);
-        chunks = [];
-        buffered = 0;
+      const sendPart = async (id: string, part: number, payload: Buffer) => {
         const url = await client.presignedUrl('PUT', bucket, key, URL_TTL_SECONDS, {
           partNumber: String(part),
-          uploadId,
+          uploadId: id,
         });
         const res = await transfer('PUT', url, payload);
         etags.push({ part, etag: String(res.headers.etag ?? '').replace(/"/g, '') });
+      };
+      const flushPart = async () => {
+        uploadId ??= await client.initiateNewMultipartUpload(bucket, key, { 'Content-Type': contentType });
+        const id = uploadId;
+        const payload = Buffer.concat(chunks, buffered);
+        chunks = [];
+        buffered = 0;
+        await inFlight;
+        const part = etags.length + 1;
+        inFlight = sendPart(id, part, payload);
+        // Surfaces through the next `await inFlight`; keep it from being unhandled meanwhile.
+        inFlight.catch(() => undefined);
       };
       try {
         for await (const chunk of body) {
@@ -204,9 +213,12 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
           return total;
         }
         if (buffered > 0) await flushPart();
+        await inFlight;
+        etags.sort((a, b) => a.part - b.part);
         await client.completeMultipartUpload(bucket, key, uploadId, etags);
         return total;
       } catch (err) {
+        await inFlight.catch(() => undefined);
         if (uploadId) await client.abortMultipartUpload(bucket, key, uploadId).catch(() => undefined);
         throw err;
       }
