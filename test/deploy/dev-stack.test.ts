@@ -1,0 +1,127 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, REPO_ROOT } from '@esign/stack';
+import { makePdf, testNatsUrl, uniqueBusPrefix } from '@esign/testing';
+
+/**
+ * `pnpm dev` as a developer runs it on a laptop without Docker: NATS from NATS_URL, Postgres and S3
+ * embedded, then the operator CLI against it, a signature through HTTP, and Ctrl-C.
+ */
+let dataDir: string;
+let dev: ChildProcess | undefined;
+let output = '';
+let env: NodeJS.ProcessEnv;
+let port: number;
+
+const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...env, ...extraEnv },
+    encoding: 'utf8',
+  });
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'esign-dev-'));
+  // As root, embedded Postgres runs as the `postgres` user, who must be able to reach its folder.
+  await chmod(dataDir, 0o755);
+  port = await freePort();
+  env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NATS_URL: await testNatsUrl(),
+    BUS_PREFIX: uniqueBusPrefix('dev'),
+    PORT: String(port),
+    ESIGN_DATA_DIR: dataDir,
+    ESIGN_PG_PORT: String(await freePort()),
+    ESIGN_S3_PORT: String(await freePort()),
+  };
+  dev = spawn(process.execPath, ['--import', 'tsx', 'deploy/dev/main.ts'], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  dev.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  dev.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const deadline = Date.now() + 120_000;
+  while (!output.includes('E-signature service is up')) {
+    if (Date.now() > deadline || dev.exitCode !== null)
+      throw new Error(`pnpm dev did not come up:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}, 180_000);
+
+afterAll(async () => {
+  if (dev && dev.exitCode === null) {
+    dev.kill('SIGKILL');
+    await once(dev, 'exit');
+  }
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('pnpm dev', () => {
+  it('runs the stack with embedded Postgres and S3; the CLI makes a key that signs, and revokes it', async () => {
+    expect(output).toMatch(/started embedded Postgres/);
+    expect(output).toMatch(/started embedded S3/);
+    const created = run([
+      'services/key/src/cli.ts',
+      'keys',
+      'create',
+      '--email',
+      'dev@example.com',
+      '--plan',
+      'business',
+    ]);
+    expect(created.status).toBe(0);
+    const key = created.stdout.trim().split('\n').pop() ?? '';
+    expect(key).toMatch(/^svc_live_[A-Za-z0-9]{32}$/);
+
+    const form = new FormData();
+    form.append('signerName', 'Dev');
+    form.append('signerEmail', 'dev@example.com');
+    form.append('mode', 'type');
+    form.append('typedName', 'Dev');
+    form.append('file', new Blob([new Uint8Array(await makePdf({ pages: 1 }))]), 'dev.pdf');
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/sign`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}` },
+      body: form,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-audit-id')).toMatch(/^ESG-/);
+
+    const revoked = run(['services/key/src/cli.ts', 'keys', 'revoke', key]);
+    expect(revoked.status).toBe(0);
+    await new Promise((r) => setTimeout(r, 100));
+    const after = await fetch(`http://127.0.0.1:${port}/api/v1/documents`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(after.status).toBe(401);
+  });
+
+  it('stops every service and Postgres cleanly on Ctrl-C', async () => {
+    const child = dev;
+    if (!child) throw new Error('not started');
+    const exited = once(child, 'exit');
+    child.kill('SIGINT');
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+    expect(output).toContain('stopped.');
+    const leftovers = spawnSync('pgrep', ['-f', dataDir], { encoding: 'utf8' }).stdout.trim();
+    expect(leftovers).toBe('');
+  });
+
+  it('says how to install NATS when it is missing, and exits 1', () => {
+    const result = run(['deploy/dev/main.ts'], {
+      PATH: '/usr/bin:/bin',
+      NATS_URL: `nats://127.0.0.1:${1}`,
+      ESIGN_DATA_DIR: join(dataDir, 'other'),
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/nats-server was not found on PATH/);
+    expect(result.stderr).toMatch(/apt-get install nats-server/);
+  });
+});
