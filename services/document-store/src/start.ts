@@ -9,7 +9,7 @@ import { getHandler } from './handlers/get';
 import { listHandler } from './handlers/list';
 import { recordHandler } from './handlers/record';
 import { createOutboxRepository } from './outbox/outbox-repository';
-import { OUTBOX_EVENTS, publishOutboxRow } from './outbox/publish-outbox-row';
+import { OUTBOX_EVENTS, publishOutboxBatch } from './outbox/publish-outbox-batch';
 import { startOutboxRelay, type OutboxRelay } from './outbox/start-outbox-relay';
 
 /** A running document-store. */
@@ -50,14 +50,15 @@ export const startDocumentStore = async (
     });
     const connected = bus;
     await connected.ensureEventStream();
-    const documents = createDocumentRepository(database.db);
+    const documents = createDocumentRepository({ db: database.db, pool: database.pool });
     const outboxRelay = startOutboxRelay({
-      outbox: createOutboxRepository(database.db),
+      outbox: createOutboxRepository(database.pool),
       subjects: [...OUTBOX_EVENTS.keys()],
-      publish: publishOutboxRow({ bus: connected, logger }),
+      publish: publishOutboxBatch({ bus: connected, logger }),
       logger,
       pollMs: config.OUTBOX_POLL_MS,
       batchSize: config.OUTBOX_BATCH_SIZE,
+      coalesceMs: config.OUTBOX_COALESCE_MS,
     });
     relay = outboxRelay;
     await connected.serve([

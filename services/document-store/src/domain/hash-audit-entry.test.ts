@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, GENESIS_HASH, hashAuditEntry } from './hash-audit-entry';
+import { auditEntryLine, canonicalJson, GENESIS_HASH, hashAuditEntry } from './hash-audit-entry';
 import { chainAuditLog } from './chain-audit-log';
 
 describe('canonicalJson', () => {
@@ -29,6 +29,20 @@ describe('hashAuditEntry', () => {
       '{"auditId":"ESG-AB12-CD34-EF56","details":{"ip":"203.0.113.7"},"event":"document.uploaded",' +
       `"prevHash":"${'0'.repeat(64)}","sequence":0,"timestamp":"2025-01-02T03:04:05.678Z"}`;
     expect(hashAuditEntry(entry)).toBe(createHash('sha256').update(line).digest('hex'));
+  });
+});
+
+describe('auditEntryLine', () => {
+  it('is canonicalJson of the six hashed fields', () => {
+    const entry = {
+      auditId: 'ESG-AB12-CD34-EF56',
+      sequence: 3,
+      event: 'signature.applied "quoted"',
+      timestamp: '2025-01-02T03:04:05.678Z',
+      details: { z: 'last', A: 1.5, m: null, b: true, é: 'ü\n' },
+      prevHash: 'f'.repeat(64),
+    };
+    expect(auditEntryLine(entry)).toBe(canonicalJson({ ...entry }));
   });
 });
 

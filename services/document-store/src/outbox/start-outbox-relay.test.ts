@@ -20,7 +20,7 @@ describe('startOutboxRelay', () => {
     const sut = startOutboxRelay({
       outbox,
       subjects: ['events.x'],
-      publish: () => Promise.resolve(true),
+      publish: () => Promise.resolve({ published: [] }),
       logger: quiet,
       pollMs: 60_000,
       batchSize: 2,
@@ -50,7 +50,7 @@ describe('startOutboxRelay', () => {
     const sut = startOutboxRelay({
       outbox,
       subjects: ['events.x'],
-      publish: () => Promise.resolve(true),
+      publish: () => Promise.resolve({ published: [] }),
       logger: quiet,
       pollMs: 10,
       batchSize: 10,
@@ -58,5 +58,69 @@ describe('startOutboxRelay', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     await sut.stop();
     expect(calls).toBeGreaterThan(2);
+  });
+
+  it('coalesces a burst of notifies, and those during a pass, into one pass each', async () => {
+    let passes = 0;
+    let release: () => void = () => undefined;
+    let holding = false;
+    const outbox: OutboxRepository = {
+      async publishPending(): Promise<TOutboxPass> {
+        passes += 1;
+        if (holding) await new Promise<void>((resolve) => (release = resolve));
+        return { claimed: 1, published: 1 };
+      },
+    };
+    const sut = startOutboxRelay({
+      outbox,
+      subjects: ['events.x'],
+      publish: () => Promise.resolve({ published: [] }),
+      logger: quiet,
+      pollMs: 60_000,
+      batchSize: 100,
+      coalesceMs: 30,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(passes).toBe(1); // the one at start
+
+    for (let i = 0; i < 200; i += 1) sut.notify();
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    expect(passes).toBe(1); // still gathering
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(passes).toBe(2);
+
+    holding = true;
+    sut.notify();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(passes).toBe(3); // under way, held
+    holding = false;
+    for (let i = 0; i < 50; i += 1) sut.notify();
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(passes).toBe(4); // one follow-up for everything notified during the pass
+    await sut.stop();
+  });
+
+  it('runs the pass a notify is waiting for when stopped', async () => {
+    let passes = 0;
+    const outbox: OutboxRepository = {
+      publishPending(): Promise<TOutboxPass> {
+        passes += 1;
+        return Promise.resolve({ claimed: 0, published: 0 });
+      },
+    };
+    const sut = startOutboxRelay({
+      outbox,
+      subjects: ['events.x'],
+      publish: () => Promise.resolve({ published: [] }),
+      logger: quiet,
+      pollMs: 60_000,
+      batchSize: 100,
+      coalesceMs: 10_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    sut.notify();
+    await sut.stop();
+    expect(passes).toBe(2);
   });
 });

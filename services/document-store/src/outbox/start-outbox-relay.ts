@@ -1,42 +1,48 @@
 import type { Logger } from '@esign/telemetry';
-import type { OutboxRepository, TOutboxRow } from './outbox-repository';
+import type { OutboxRepository, TBatchOutcome, TOutboxRow } from './outbox-repository';
 
 /** The running relay. */
 export interface OutboxRelay {
-  /** Look at the outbox now (called after each commit that wrote to it). */
+  /** Look at the outbox soon (called after each commit that wrote to it). */
   readonly notify: () => void;
-  /** Stop polling and wait for the pass under way. */
+  /** Stop polling, run the pass a notify was waiting for, and wait for the pass under way. */
   stop(): Promise<void>;
 }
 
 /**
- * Move outbox rows to the bus: at once when notified, and every `pollMs` in any case, so that rows
- * left by a crash or by another replica's failure go out after a restart. One pass at a time per
- * process; a notify during a pass schedules another. Full batches are followed by another pass.
+ * Move outbox rows to the bus: soon after a notify, and every `pollMs` in any case, so that rows left
+ * by a crash or by another replica's failure go out after a restart. One pass at a time per process.
+ * A notify starts a pass `coalesceMs` later, and notifies until then (or during a pass, which
+ * schedules the next one the same way) ride along: a burst of records is published by one pass, not
+ * one per record. Full batches are followed by another pass at once.
  */
 export const startOutboxRelay = (options: {
   outbox: OutboxRepository;
   /** Subjects of the events `publish` can send. */
   subjects: readonly string[];
-  publish: (row: TOutboxRow) => Promise<boolean>;
+  publish: (rows: readonly TOutboxRow[]) => Promise<TBatchOutcome>;
   logger: Logger;
   pollMs: number;
   batchSize: number;
+  /** How long a notify waits for others to join it before the pass starts (default 0). */
+  coalesceMs?: number;
 }): OutboxRelay => {
   const { logger } = options;
+  const coalesceMs = options.coalesceMs ?? 0;
   let running: Promise<void> | undefined;
+  let scheduled: NodeJS.Timeout | undefined;
   let again = false;
   let stopped = false;
   let failing = false;
 
   const drain = async (): Promise<void> => {
-    do {
-      again = false;
+    for (;;) {
       const pass = await options.outbox.publishPending({
         limit: options.batchSize,
         subjects: options.subjects,
         publish: options.publish,
       });
+      if (pass.published > 0) logger.debug('outbox rows published', { count: pass.published });
       if (pass.failure !== undefined) {
         // Logged when the relay starts failing and when it recovers, not on every poll.
         if (!failing) logger.error('outbox relay cannot publish; will retry', { err: pass.failure });
@@ -45,17 +51,13 @@ export const startOutboxRelay = (options: {
       }
       if (failing) logger.info('outbox relay publishing again');
       failing = false;
-      if (pass.published > 0) logger.debug('outbox rows published', { count: pass.published });
-      if (pass.claimed === options.batchSize && pass.published > 0) again = true;
-    } while (again && !stopped);
+      if (pass.claimed < options.batchSize || pass.published === 0 || stopped) return;
+    }
   };
 
-  const kick = (): void => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
+  const run = (): void => {
+    scheduled = undefined;
+    again = false;
     running = drain()
       .catch((err: unknown) => {
         if (!failing) logger.error('outbox relay pass failed; will retry', { err });
@@ -63,19 +65,34 @@ export const startOutboxRelay = (options: {
       })
       .finally(() => {
         running = undefined;
-        if (again && !stopped) kick();
+        if (again) schedule(coalesceMs);
       });
   };
 
-  const timer = setInterval(kick, options.pollMs);
+  const schedule = (delayMs: number): void => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    if (scheduled) return;
+    scheduled = setTimeout(run, delayMs);
+  };
+
+  const timer = setInterval(() => schedule(0), options.pollMs);
   timer.unref();
-  kick();
+  schedule(0);
 
   return {
-    notify: kick,
+    notify: () => schedule(coalesceMs),
     async stop() {
-      stopped = true;
       clearInterval(timer);
+      if (scheduled) {
+        // Records already answered should not wait for another replica's poll or the next start.
+        clearTimeout(scheduled);
+        run();
+      }
+      stopped = true;
       await running;
     },
   };

@@ -1,0 +1,103 @@
+import { DocumentRecord } from '@esign/contracts';
+import { createLogger } from '@esign/telemetry';
+import type { JsMsg } from 'nats';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDocumentStore, type DocumentStore } from '../src/start';
+import { createTestBed, recordRequest, waitFor, type TestBed } from './helpers';
+
+let bed: TestBed;
+let sut: DocumentStore;
+let db: pg.Client;
+const logs: { msg: string; count?: number }[] = [];
+
+/** Every message now in the prefixed event stream. */
+const readStream = async (): Promise<JsMsg[]> => {
+  const jsm = await bed.client.connection.jetstreamManager();
+  const { state } = await jsm.streams.info(bed.client.streamName);
+  const messages: JsMsg[] = [];
+  if (state.messages === 0) return messages;
+  const consumer = await bed.client.jetstream.consumers.get(bed.client.streamName);
+  for (;;) {
+    const msg = await consumer.next({ expires: 2000 });
+    if (!msg) throw new Error('stream ended before its last sequence');
+    messages.push(msg);
+    if (msg.info.streamSequence >= state.last_seq) return messages;
+  }
+};
+
+const unpublished = async (): Promise<number> => {
+  const { rows } = await db.query<{ n: string }>(
+    'select count(*) as n from documents.outbox where published_at is null',
+  );
+  return Number(rows[0]?.n);
+};
+
+/** The relay's passes that published something, by the rows each published. */
+const passes = () => logs.filter((l) => l.msg === 'outbox rows published').map((l) => l.count ?? 0);
+
+beforeAll(async () => {
+  bed = await createTestBed('outbox_batch');
+  // No timed polls: every pass here is one a record asked for.
+  sut = await startDocumentStore(
+    { ...bed.config, OUTBOX_POLL_MS: 3_600_000, OUTBOX_COALESCE_MS: 500 },
+    {
+      logger: createLogger({
+        service: 'document-store',
+        level: 'debug',
+        write: (line) => void logs.push(JSON.parse(line) as { msg: string; count?: number }),
+      }),
+    },
+  );
+  db = new pg.Client({ connectionString: bed.database.url });
+  await db.connect();
+});
+
+afterAll(async () => {
+  await db?.end();
+  await sut?.stop();
+  await bed?.close();
+});
+
+describe('outbox relay under a burst', () => {
+  it('publishes a burst of 200 records to JetStream exactly once, in a few passes', async () => {
+    const ids = await Promise.all(
+      Array.from({ length: 200 }, async () => (await bed.client.request(DocumentRecord, recordRequest())).id),
+    );
+    await waitFor(async () => ((await unpublished()) === 0 ? true : undefined), 10_000);
+
+    const messages = await readStream();
+    expect(messages).toHaveLength(200);
+    expect(new Set(messages.map((m) => m.json<{ documentId: string }>().documentId))).toEqual(new Set(ids));
+    const msgIds = messages.map((m) => m.headers?.get('Nats-Msg-Id'));
+    expect(new Set(msgIds).size).toBe(200);
+    const { rows } = await db.query<{ id: string }>('select id from documents.outbox');
+    expect(new Set(msgIds)).toEqual(new Set(rows.map((r) => r.id)));
+
+    expect(passes().reduce((a, b) => a + b, 0)).toBe(200);
+    // One pass per record before coalescing; how many now depends on how fast the burst arrives.
+    expect(passes().length).toBeLessThanOrEqual(10);
+  });
+
+  it('leaves rows unpublished while JetStream refuses them and sends them once it accepts again', async () => {
+    const jsm = await bed.client.connection.jetstreamManager();
+    await jsm.streams.delete(bed.client.streamName);
+    const failuresBefore = logs.filter((l) => l.msg === 'outbox relay cannot publish; will retry').length;
+
+    await bed.client.request(DocumentRecord, recordRequest());
+    await waitFor(() =>
+      Promise.resolve(
+        logs.filter((l) => l.msg === 'outbox relay cannot publish; will retry').length > failuresBefore
+          ? true
+          : undefined,
+      ),
+    );
+    expect(await unpublished()).toBe(1);
+
+    await bed.client.ensureEventStream();
+    await bed.client.request(DocumentRecord, recordRequest());
+    await waitFor(async () => ((await unpublished()) === 0 ? true : undefined));
+    expect(await readStream()).toHaveLength(2);
+    expect(logs.some((l) => l.msg === 'outbox relay publishing again')).toBe(true);
+  });
+});
