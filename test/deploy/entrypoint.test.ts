@@ -23,6 +23,8 @@ beforeAll(async () => {
   appDir = await mkdtemp(join(tmpdir(), 'esign-entrypoint-'));
   await mkdir(join(appDir, 'services/fake/src'), { recursive: true });
   await writeFile(join(appDir, 'services/fake/src/main.ts'), fakeMain);
+  // The entrypoint loads instrument.ts (tracing) with --import before main.ts, as every service has one.
+  await writeFile(join(appDir, 'services/fake/src/instrument.ts'), "console.log('instrumented fake');\n");
 });
 
 afterAll(async () => {
