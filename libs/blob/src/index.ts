@@ -254,3 +254,18 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
     },
   };
 };
+
+/** `createBlobStore` options from a service's parsed environment (`ZBlobEnv`). */
+export const blobOptionsFrom = (env: {
+  S3_ENDPOINT: string;
+  S3_ACCESS_KEY: string;
+  S3_SECRET_KEY: string;
+  S3_BUCKET: string;
+  S3_REGION: string;
+}): BlobOptions => ({
+  endpoint: env.S3_ENDPOINT,
+  accessKey: env.S3_ACCESS_KEY,
+  secretKey: env.S3_SECRET_KEY,
+  bucket: env.S3_BUCKET,
+  region: env.S3_REGION,
+});

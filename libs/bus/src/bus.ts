@@ -277,3 +277,14 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
   };
   return bus;
 };
+
+/** The connection settings of `connectBus` from a service's parsed environment (`ZBaseEnv`). */
+export const busOptionsFrom = (env: {
+  NATS_URL: string;
+  BUS_PREFIX: string;
+  BUS_TIMEOUT_MS: number;
+}): Pick<BusOptions, 'url' | 'prefix' | 'timeoutMs'> => ({
+  url: env.NATS_URL,
+  prefix: env.BUS_PREFIX,
+  timeoutMs: env.BUS_TIMEOUT_MS,
+});

@@ -1,3 +1,4 @@
 export * from './logger';
 export * from './health';
 export * from './shutdown';
+export * from './run-service';

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { connectBus, type Bus } from '@esign/bus';
+import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
 import { createDatabase, migrateSchema } from '@esign/db';
 import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
 import type { TDocumentStoreConfig } from './config';
@@ -41,13 +41,7 @@ export const startDocumentStore = async (
   let relay: OutboxRelay | undefined;
   try {
     await migrateSchema({ pool: database.pool, schema: 'documents', migrationsFolder: MIGRATIONS_FOLDER });
-    bus = await connectBus({
-      url: config.NATS_URL,
-      name: 'document-store',
-      prefix: config.BUS_PREFIX,
-      logger,
-      timeoutMs: config.BUS_TIMEOUT_MS,
-    });
+    bus = await connectBus({ ...busOptionsFrom(config), name: 'document-store', logger });
     const connected = bus;
     await connected.ensureEventStream();
     const documents = createDocumentRepository({ db: database.db, pool: database.pool });

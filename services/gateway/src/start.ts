@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KeyRevoked } from '@esign/contracts';
-import { createBlobStore } from '@esign/blob';
-import { connectBus } from '@esign/bus';
+import { blobOptionsFrom, createBlobStore } from '@esign/blob';
+import { busOptionsFrom, connectBus } from '@esign/bus';
 import { createLogger, type Logger } from '@esign/telemetry';
 import { createApp } from './app';
 import type { TGatewayConfig } from './config';
@@ -19,20 +19,8 @@ export const startGateway = async (
   options: { logger?: Logger } = {},
 ): Promise<RunningGateway> => {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
-  const bus = await connectBus({
-    url: config.NATS_URL,
-    name: 'gateway',
-    prefix: config.BUS_PREFIX,
-    logger,
-    timeoutMs: config.BUS_TIMEOUT_MS,
-  });
-  const blob = createBlobStore({
-    endpoint: config.S3_ENDPOINT,
-    accessKey: config.S3_ACCESS_KEY,
-    secretKey: config.S3_SECRET_KEY,
-    bucket: config.S3_BUCKET,
-    region: config.S3_REGION,
-  });
+  const bus = await connectBus({ ...busOptionsFrom(config), name: 'gateway', logger });
+  const blob = createBlobStore(blobOptionsFrom(config));
   await blob.ensureBucket();
   const keyCache = createKeyCache({ ttlMs: config.KEY_CACHE_TTL_MS });
   // Every replica hears every revocation (no queue group) and forgets the key at once.

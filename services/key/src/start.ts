@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { connectBus, type Bus } from '@esign/bus';
+import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
 import { KeyRevoked } from '@esign/contracts';
 import { createDatabase, migrateSchema } from '@esign/db';
 import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
@@ -35,13 +35,7 @@ export const startKeyService = async (
   let bus: Bus | undefined;
   try {
     await migrateSchema({ pool: database.pool, schema: 'key', migrationsFolder: MIGRATIONS_FOLDER });
-    bus = await connectBus({
-      url: config.NATS_URL,
-      name: 'key',
-      prefix: config.BUS_PREFIX,
-      logger,
-      timeoutMs: config.BUS_TIMEOUT_MS,
-    });
+    bus = await connectBus({ ...busOptionsFrom(config), name: 'key', logger });
     const connected = bus;
     const keys = createKeyRepository(database.db);
     await connected.serve([

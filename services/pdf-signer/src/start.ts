@@ -1,5 +1,5 @@
-import { createBlobStore } from '@esign/blob';
-import { connectBus, endpoint } from '@esign/bus';
+import { blobOptionsFrom, createBlobStore } from '@esign/blob';
+import { busOptionsFrom, connectBus, endpoint } from '@esign/bus';
 import { PdfSign } from '@esign/contracts';
 import { createLogger, startHealthServer } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
@@ -33,21 +33,9 @@ export const startPdfSigner = async (
     signing: readSigningMaterial(config),
     warn: (message) => logger.warn(message),
   });
-  const blob = createBlobStore({
-    endpoint: config.S3_ENDPOINT,
-    accessKey: config.S3_ACCESS_KEY,
-    secretKey: config.S3_SECRET_KEY,
-    bucket: config.S3_BUCKET,
-    region: config.S3_REGION,
-  });
+  const blob = createBlobStore(blobOptionsFrom(config));
   await blob.ensureBucket();
-  const bus = await connectBus({
-    url: config.NATS_URL,
-    name: 'pdf-signer',
-    prefix: config.BUS_PREFIX,
-    logger,
-    timeoutMs: config.BUS_TIMEOUT_MS,
-  });
+  const bus = await connectBus({ ...busOptionsFrom(config), name: 'pdf-signer', logger });
   await bus.serve([
     endpoint(PdfSign, createSignPdfHandler({ blob, signer, maxFileBytes: config.MAX_FILE_BYTES })),
   ]);
@@ -55,7 +43,7 @@ export const startPdfSigner = async (
     port: config.HEALTH_PORT,
     ready: async () => bus.isConnected() && (await blob.ping()),
   });
-  logger.info('pdf-signer started', {
+  logger.info('sealing with certificate', {
     healthPort: health.port,
     certificate: signer.certificateFingerprint,
     developmentCertificate: signer.developmentCertificate,

@@ -1,5 +1,5 @@
-import { createBlobStore } from '@esign/blob';
-import { connectBus, type Bus } from '@esign/bus';
+import { blobOptionsFrom, createBlobStore } from '@esign/blob';
+import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
 import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
 import type { TTemplateServiceConfig } from './config';
 import { loadFontSet } from './domain/fonts';
@@ -28,13 +28,7 @@ export const startTemplateService = async (
 ): Promise<TemplateService> => {
   const logger = options.logger ?? createLogger({ service: 'template', level: config.LOG_LEVEL });
   const fonts = loadFontSet();
-  const blob = createBlobStore({
-    endpoint: config.S3_ENDPOINT,
-    accessKey: config.S3_ACCESS_KEY,
-    secretKey: config.S3_SECRET_KEY,
-    bucket: config.S3_BUCKET,
-    region: config.S3_REGION,
-  });
+  const blob = createBlobStore(blobOptionsFrom(config));
   await blob.ensureBucket();
   // The first render pays for lazy font table parsing and JIT warm-up; do it before taking traffic.
   const [first] = TEMPLATES;
@@ -46,13 +40,7 @@ export const startTemplateService = async (
   }
   let bus: Bus | undefined;
   try {
-    bus = await connectBus({
-      url: config.NATS_URL,
-      name: 'template',
-      prefix: config.BUS_PREFIX,
-      logger,
-      timeoutMs: config.BUS_TIMEOUT_MS,
-    });
+    bus = await connectBus({ ...busOptionsFrom(config), name: 'template', logger });
     const connected = bus;
     await connected.serve([
       listTemplatesHandler({ templates: TEMPLATES }),
