@@ -1,0 +1,142 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectBus, type Bus } from '@esign/bus';
+import { KeyCreate } from '@esign/contracts';
+import { startServices, type RunningStack } from '@esign/stack';
+import { createLogger } from '@esign/telemetry';
+import {
+  createTestDatabase,
+  makePdf,
+  makePng,
+  startTestS3,
+  testNatsUrl,
+  uniqueBusPrefix,
+  type TestDatabase,
+  type TestS3,
+} from '@esign/testing';
+
+/**
+ * What an SRE sees: the services export OpenTelemetry spans over OTLP (here to a small receiver that
+ * speaks OTLP/HTTP JSON), and one trace covers a whole sign request across processes.
+ */
+interface ExportedSpan {
+  service: string;
+  name: string;
+  traceId: string;
+}
+
+interface OtlpAttribute {
+  key: string;
+  value: { stringValue?: string };
+}
+interface OtlpBody {
+  resourceSpans?: {
+    resource: { attributes: OtlpAttribute[] };
+    scopeSpans: { spans: { name: string; traceId: string }[] }[];
+  }[];
+}
+
+const spans: ExportedSpan[] = [];
+let receiver: Server;
+let db: TestDatabase;
+let s3: TestS3;
+let stack: RunningStack;
+let bus: Bus;
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      const parsed = JSON.parse(body || '{}') as OtlpBody;
+      for (const rs of parsed.resourceSpans ?? []) {
+        const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+        for (const ss of rs.scopeSpans)
+          for (const s of ss.spans) spans.push({ service, name: s.name, traceId: s.traceId });
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const natsUrl = await testNatsUrl();
+  db = await createTestDatabase('esign_trace');
+  s3 = await startTestS3();
+  const busPrefix = uniqueBusPrefix('trace');
+  stack = await startServices({
+    natsUrl,
+    databaseUrl: db.url,
+    s3: { ...s3, bucket: 'esign' },
+    busPrefix,
+    gatewayPort: 0,
+    services: ['key', 'document-store', 'pdf-signer', 'gateway'],
+    env: {
+      LOG_LEVEL: 'warn',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+    },
+  });
+  bus = await connectBus({
+    url: natsUrl,
+    name: 'e2e',
+    prefix: busPrefix,
+    logger: createLogger({ service: 'e2e', level: 'error' }),
+    timeoutMs: 10_000,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await bus?.drain();
+  await stack?.stop();
+  await s3?.stop();
+  await db?.drop();
+  receiver?.close();
+});
+
+describe('tracing', () => {
+  it('follows one sign request through the gateway, the signer and the document store in one trace', async () => {
+    const { apiKey } = await bus.request(KeyCreate, {
+      email: `trace${Date.now()}@example.com`,
+      plan: 'business',
+    });
+    const form = new FormData();
+    form.append('signerName', 'Trace');
+    form.append('signerEmail', 'trace@example.com');
+    form.append(
+      'signatureData',
+      `data:image/png;base64,${(await makePng({ width: 90, height: 30 })).toString('base64')}`,
+    );
+    form.append('file', new Blob([new Uint8Array(await makePdf({ pages: 1 }))]), 'traced.pdf');
+    const res = await fetch(`${stack.gatewayUrl}/api/v1/sign`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}` },
+      body: form,
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+
+    const want = [
+      'gateway pdf.sign send',
+      'pdf-signer pdf.sign process',
+      'document-store document.record process',
+    ];
+    const deadline = Date.now() + 15_000;
+    let trace: ExportedSpan[] = [];
+    while (Date.now() < deadline) {
+      const signing = spans.find((s) => s.service === 'pdf-signer' && s.name === 'pdf.sign process');
+      trace = signing ? spans.filter((s) => s.traceId === signing.traceId) : [];
+      if (want.every((w) => trace.some((s) => `${s.service} ${s.name}` === w))) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const names = trace.map((s) => `${s.service} ${s.name}`);
+    expect(names).toEqual(
+      expect.arrayContaining([...want, 'gateway key.verify send', 'key key.verify process']),
+    );
+    // The HTTP server span of the gateway and the database work of the store belong to the same trace.
+    expect(names.some((n) => n.startsWith('gateway ') && /POST/.test(n))).toBe(true);
+    expect(names.some((n) => n.startsWith('document-store pg.query'))).toBe(true);
+  });
+});
