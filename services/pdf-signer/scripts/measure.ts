@@ -2,10 +2,14 @@
  * Warm medians of in-process signing (the same code `pdf.sign` runs), for a 1-page PDF and a ~20 MB
  * PDF, and the peak memory of the large case. Not a test: run it by hand on an idle machine.
  *
- *   node --import tsx services/pdf-signer/scripts/measure.ts
+ *   node --import tsx services/pdf-signer/scripts/measure.ts [--quick]
+ *
+ * `--quick` stops after the benchmark's case (1-page PDF, drawn 300x100 PNG): its warm median and its
+ * process CPU per sign (and per thread); `--long` measures that CPU again after 1000 more signs;
+ * `--large` times only the 20 MB PDF.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -66,18 +70,96 @@ const base: Omit<SignInput, 'bytes' | 'kind'> = {
 const time = async (label: string, input: SignInput, runs: number, warm = 3) => {
   for (let i = 0; i < warm; i++) await signer.sign(input);
   const samples: number[] = [];
+  const cpuStart = process.cpuUsage();
   for (let i = 0; i < runs; i++) {
     const t = performance.now();
     await signer.sign(input);
     samples.push(performance.now() - t);
   }
+  const cpu = process.cpuUsage(cpuStart);
   console.log(
-    `${label}: median ${median(samples).toFixed(1)} ms (min ${Math.min(...samples).toFixed(1)}, ${runs} runs)`,
+    `${label}: median ${median(samples).toFixed(1)} ms (min ${Math.min(...samples).toFixed(1)}, ${runs} runs; ` +
+      `process CPU ${((cpu.user + cpu.system) / 1000 / runs).toFixed(1)} ms per sign)`,
   );
 };
 
+/** CPU time (user + system, ms) of each of this process's threads so far, by thread id (Linux only). */
+const threadCpu = (): Map<string, { name: string; ms: number }> => {
+  const threads = new Map<string, { name: string; ms: number }>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name =
+        tid === String(process.pid)
+          ? 'main'
+          : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(tid, { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 });
+    }
+  } catch {
+    // Not Linux: the per-thread line stays empty.
+  }
+  return threads;
+};
+
+/**
+ * Process CPU (every thread: JavaScript, libuv's pool, libvips, zlib) per sign over `total` signs run
+ * `concurrency` at a time, as `pnpm bench:sign` loads the signer; wall-clock medians hide work that
+ * other threads do.
+ */
+const cpuPerSign = async (label: string, input: SignInput, total = 300, concurrency = 8, warm = 20) => {
+  for (let i = 0; i < warm; i++) await signer.sign(input);
+  const threadsStart = threadCpu();
+  const cpuStart = process.cpuUsage();
+  const wallStart = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next++ < total) await signer.sign(input);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - wallStart) / 1000;
+  const cpu = process.cpuUsage(cpuStart);
+  console.log(
+    `${label}: ${((cpu.user + cpu.system) / 1000 / total).toFixed(2)} ms process CPU per sign ` +
+      `(user ${(cpu.user / 1000 / total).toFixed(2)}, system ${(cpu.system / 1000 / total).toFixed(2)}; ` +
+      `${(total / seconds).toFixed(0)} signs/s, ${total} signs at ${concurrency} concurrent)`,
+  );
+  const byName = new Map<string, number>();
+  for (const [tid, { name, ms }] of threadCpu()) {
+    const spent = ms - (threadsStart.get(tid)?.ms ?? 0);
+    if (spent > 0) byName.set(name, (byName.get(name) ?? 0) + spent);
+  }
+  console.log(
+    `  per thread: ${[...byName]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, ms]) => `${name} ${(ms / total).toFixed(2)}`)
+      .join(', ')} ms`,
+  );
+};
+
+if (process.argv.includes('--large')) {
+  const large = await makeLargePdf(20 * 1024 * 1024);
+  await time(`${mib(large.length)} PDF`, { ...base, bytes: large, kind: 'pdf' }, 10, 2);
+  process.exit(0);
+}
+
 const onePage = await makePdf({ pages: 1, text: 'Contract' });
-await time('1-page PDF, drawn PNG signature', { ...base, bytes: onePage, kind: 'pdf' }, 30);
+// The benchmark's signature: a 300x100 drawn PNG with alpha.
+const drawn = await makePng({ width: 300, height: 100 });
+const drawnInput: SignInput = {
+  ...base,
+  bytes: onePage,
+  kind: 'pdf',
+  signature: { mode: 'draw', imageBase64: drawn.toString('base64') },
+};
+await time('1-page PDF, drawn 300x100 PNG signature', drawnInput, 30);
+await cpuPerSign('1-page PDF, drawn 300x100 PNG signature', drawnInput);
+if (process.argv.includes('--long')) {
+  // The same again, after many more warm-up signs: JIT compilation on V8's threads settles late.
+  await cpuPerSign('  again after 1000 more signs', drawnInput, 300, 8, 1000);
+}
+if (process.argv.includes('--quick')) process.exit(0);
+await time('1-page PDF, drawn 600x200 PNG signature', { ...base, bytes: onePage, kind: 'pdf' }, 30);
 await time(
   '1-page PDF, typed Latin name',
   {

@@ -3,6 +3,7 @@ import type { TSigner } from '@esign/contracts';
 import type { FontLibrary } from './font-library';
 import { cleanText, layoutLine } from './layout-text';
 import { createPageContent, HELVETICA, HELVETICA_BOLD } from './page-content';
+import { standardFontMetrics } from './standard-font-metrics';
 import type { DocumentFonts, DrawableLine, StandardFace } from './page-content';
 
 /** What the audit page states (the same facts go into the document metadata). */
@@ -44,11 +45,10 @@ const codePointLabel = (ch: string) =>
 
 /** Builds lines in Helvetica when the text allows it (nothing to embed), else in the Noto fallback chain. */
 const createLineMaker = (library: FontLibrary) => {
+  const helvetica = standardFontMetrics(library.helvetica);
+  const helveticaBold = standardFontMetrics(library.helveticaBold);
   const standardLine = (text: string, face: StandardFace): DrawableLine => {
-    const width = (face === HELVETICA_BOLD ? library.helveticaBold : library.helvetica).widthOfTextAtSize(
-      text,
-      1,
-    );
+    const width = (face === HELVETICA_BOLD ? helveticaBold : helvetica).widthOfTextAtSize(text, 1);
     return {
       pieces: [{ face, text, width }],
       width,
@@ -58,7 +58,10 @@ const createLineMaker = (library: FontLibrary) => {
       unsupported: [],
     };
   };
-  const isWinAnsi = (text: string) => [...text].every((ch) => library.winAnsi.has(ch.codePointAt(0) ?? 0));
+  const isWinAnsi = (text: string) => {
+    for (const ch of text) if (!library.winAnsi.has(ch.codePointAt(0) ?? 0)) return false;
+    return true;
+  };
   return {
     /** Fixed English text (labels, headings, notes). */
     fixed: (text: string, bold = false) => standardLine(text, bold ? HELVETICA_BOLD : HELVETICA),
@@ -112,6 +115,23 @@ const wrap = (text: string, maxWidth: number, measure: (s: string) => number): s
 };
 
 /**
+ * Wrapped lines of text that recurs on every audit page (fixed paragraphs, the sealing certificate),
+ * by text and style. Never signer data: that stays with its request.
+ */
+const wrapped = new Map<string, readonly string[]>();
+const MAX_WRAPPED = 512;
+
+const wrapOnce = (key: string, wrapNow: () => string[]): readonly string[] => {
+  let lines = wrapped.get(key);
+  if (!lines) {
+    lines = wrapNow();
+    if (wrapped.size >= MAX_WRAPPED) wrapped.clear();
+    wrapped.set(key, lines);
+  }
+  return lines;
+};
+
+/**
  * Append the audit trail page: who signed, from where, when, the hash of the original, where the
  * signatures are, and how to verify the file. Values are drawn in Helvetica when WinAnsi can encode
  * them (the fast path: nothing embedded) and in embedded Noto subsets otherwise (any script).
@@ -126,6 +146,7 @@ export const addAuditPage = (options: {
   const page = doc.addPage([...AUDIT_PAGE_SIZE]);
   const content = createPageContent(page, fonts);
   const make = createLineMaker(library);
+  const helvetica = standardFontMetrics(library.helvetica);
   let y = AUDIT_PAGE_SIZE[1] - MARGIN;
 
   const draw = (line: DrawableLine, size: number, gapAfter = 0) => {
@@ -135,20 +156,26 @@ export const addAuditPage = (options: {
     content.drawLine(line, { x, y, size });
     y -= -line.descent * size + gapAfter;
   };
-  const paragraph = (text: string, size: number, gapAfter: number) => {
-    const lines = wrap(text, CONTENT_WIDTH, (s) => library.helvetica.widthOfTextAtSize(s, size));
+  /** `recurring`: the same text on every audit page of this process, worth remembering how it wraps. */
+  const paragraph = (text: string, size: number, gapAfter: number, recurring = false) => {
+    const wrapNow = () => wrap(text, CONTENT_WIDTH, (s) => helvetica.widthOfTextAtSize(s, size));
+    const lines = recurring ? wrapOnce(`fixed ${size} ${text}`, wrapNow) : wrapNow();
     for (const [i, line] of lines.entries())
       draw(make.fixed(line), size, i === lines.length - 1 ? gapAfter : 2);
   };
-  const field = (label: string, value: string) => {
+  const field = (label: string, value: string, recurring = false) => {
     content.push('0.35 0.35 0.4 rg');
     draw(make.fixed(label.toUpperCase(), true), 7.5, 2);
     content.push('0 0 0 rg');
     let text = cleanText(value) || '(none)';
     if (text.length > MAX_VALUE_CHARS) text = `${text.slice(0, MAX_VALUE_CHARS)}…`;
     const size = 10.5;
-    const measure = (s: string) => make.value(s).width * size;
-    let lines = wrap(text, CONTENT_WIDTH, measure);
+    // Text Helvetica can show is measured in it directly (what `make.value` would do word by word).
+    const measure = make.isWinAnsi(text)
+      ? (s: string) => helvetica.widthOfTextAtSize(s, 1) * size
+      : (s: string) => make.value(s).width * size;
+    const wrapNow = () => wrap(text, CONTENT_WIDTH, measure);
+    let lines = recurring ? wrapOnce(`value ${size} ${text}`, wrapNow) : wrapNow();
     if (lines.length > MAX_VALUE_LINES)
       lines = [...lines.slice(0, MAX_VALUE_LINES - 1), `${lines[MAX_VALUE_LINES - 1] ?? ''}…`];
     for (const [i, line] of lines.entries()) draw(make.value(line), size, i === lines.length - 1 ? 9 : 2);
@@ -162,6 +189,7 @@ export const addAuditPage = (options: {
       'file and is covered by its digital signature.',
     9,
     16,
+    true,
   );
   const pages = facts.signedPages.join(', ');
   field('Audit ID', facts.auditId);
@@ -181,8 +209,8 @@ export const addAuditPage = (options: {
     'Pages',
     `${plural(facts.originalPageCount, 'document page')} + this audit page = ${facts.originalPageCount + 1}`,
   );
-  field('Signing certificate', facts.certificate.subject.replace(/\n/g, ', '));
-  field('Certificate SHA-256 fingerprint', facts.certificate.fingerprint256);
+  field('Signing certificate', facts.certificate.subject.replace(/\n/g, ', '), true);
+  field('Certificate SHA-256 fingerprint', facts.certificate.fingerprint256, true);
 
   y -= 6;
   content.push('0 0 0 rg');
@@ -200,6 +228,7 @@ export const addAuditPage = (options: {
       'or with a tool such as pdfsig.',
     9,
     6,
+    true,
   );
   paragraph(
     `The same data is embedded in the document information and XMP metadata under audit ID ${facts.auditId}.`,

@@ -19,7 +19,17 @@ const OID_SIGNING_TIME = '1.2.840.113549.1.9.5';
 const OID_SIGNING_CERTIFICATE_V2 = '1.2.840.113549.1.9.16.2.47';
 const OID_SHA256 = '2.16.840.1.101.3.4.2.1';
 
-const attribute = (oid: string, value: Buffer) => derSequence(derOid(oid), derSetOf(value));
+// Encoded once: they are the same in every signature.
+const DATA = derOid(OID_DATA);
+const SIGNED_DATA = derOid(OID_SIGNED_DATA);
+const CONTENT_TYPE = derOid(OID_CONTENT_TYPE);
+const MESSAGE_DIGEST = derOid(OID_MESSAGE_DIGEST);
+const SIGNING_TIME = derOid(OID_SIGNING_TIME);
+const SIGNING_CERTIFICATE_V2 = derOid(OID_SIGNING_CERTIFICATE_V2);
+const SHA256 = derSequence(derOid(OID_SHA256));
+const VERSION_1 = derSmallInteger(1);
+
+const attribute = (oid: Buffer, value: Buffer) => derSequence(oid, derSetOf(value));
 
 /**
  * A detached CMS SignedData (RFC 5652) over a SHA-256 digest, as PDF's adbe.pkcs7.detached wants:
@@ -33,33 +43,32 @@ export const buildCmsSignature = (options: {
   signingTime: Date;
 }): Buffer => {
   const { identity, digest, signingTime } = options;
-  const sha256 = derSequence(derOid(OID_SHA256));
   const attributes = [
-    attribute(OID_CONTENT_TYPE, derOid(OID_DATA)),
-    attribute(OID_SIGNING_TIME, derTime(signingTime)),
-    attribute(OID_MESSAGE_DIGEST, derOctetString(digest)),
+    attribute(CONTENT_TYPE, DATA),
+    attribute(SIGNING_TIME, derTime(signingTime)),
+    attribute(MESSAGE_DIGEST, derOctetString(digest)),
     // SigningCertificateV2 { certs SEQUENCE OF ESSCertIDv2 { certHash } } (hash algorithm defaults to SHA-256).
     attribute(
-      OID_SIGNING_CERTIFICATE_V2,
+      SIGNING_CERTIFICATE_V2,
       derSequence(derSequence(derSequence(derOctetString(identity.certificateSha256)))),
     ),
   ].sort((a, b) => Buffer.compare(a, b));
   // The signature covers the attributes encoded as a SET OF; in SignerInfo they are [0] IMPLICIT.
   const signature = sign('sha256', derElement(0x31, ...attributes), identity.privateKey);
   const signerInfo = derSequence(
-    derSmallInteger(1),
+    VERSION_1,
     identity.issuerAndSerialNumber,
-    sha256,
+    SHA256,
     derContext(0, ...attributes),
     identity.signatureAlgorithm,
     derOctetString(signature),
   );
   const signedData = derSequence(
-    derSmallInteger(1),
-    derSetOf(sha256),
-    derSequence(derOid(OID_DATA)),
+    VERSION_1,
+    derSetOf(SHA256),
+    derSequence(DATA),
     derContext(0, ...identity.certificates),
     derSetOf(signerInfo),
   );
-  return derSequence(derOid(OID_SIGNED_DATA), derContext(0, signedData));
+  return derSequence(SIGNED_DATA, derContext(0, signedData));
 };

@@ -1,8 +1,9 @@
 import { promisify } from 'node:util';
-import { deflate } from 'node:zlib';
+import { deflate, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { PDFHexString } from 'pdf-lib';
 import type { PDFContext, PDFRef } from 'pdf-lib';
+import { decodePng, readPng } from './decode-png';
 import type { Matrix } from './page-frame';
 
 const deflateAsync = promisify(deflate);
@@ -52,61 +53,112 @@ const isOpaque = (alpha: Buffer): boolean => {
   for (const value of alpha) if (value !== 255) return false;
   return true;
 };
-/** A PNG whose compressed pixel data PDF can read as it is (FlateDecode with the PNG predictors). */
-interface PassthroughPng {
-  readonly width: number;
-  readonly height: number;
-  readonly bitDepth: number;
-  readonly colors: 1 | 3;
-  readonly palette?: Buffer;
-  readonly data: Buffer;
-}
+/**
+ * Up to this many pixels (and bytes of file) a PNG is decoded here in JavaScript rather than by sharp:
+ * drawn signatures are a few tens of thousands of pixels, where sharp's fixed cost per pipeline (and
+ * the libvips threads it wakes) is most of the work.
+ */
+const DECODE_HERE_PIXELS = 1_000_000;
+const DECODE_HERE_BYTES = 1024 * 1024;
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** Deflated on the calling thread below this many bytes: a thread-pool round trip costs more. */
+const DEFLATE_INLINE_BYTES = 1024 * 1024;
+
+const deflateSamples = async (samples: Buffer, level: number): Promise<Buffer> =>
+  samples.length <= DEFLATE_INLINE_BYTES ? deflateSync(samples, { level }) : deflateAsync(samples, { level });
+
+/** Store decoded 8-bit samples as an image XObject, with an /SMask when some pixel is not opaque. */
+const storeSamples = async (
+  context: PDFContext,
+  image: { width: number; height: number; colorChannels: 1 | 3; color: Buffer; alpha?: Buffer },
+): Promise<PDFRef> => {
+  const { color } = image;
+  const alpha = image.alpha && !isOpaque(image.alpha) ? image.alpha : undefined;
+  // Level 3 compresses flat signature strokes as well as 6 in a third of the time; large images are
+  // mostly photographs, where harder compression buys little.
+  const level = color.length > 4 * 1024 * 1024 ? 1 : 3;
+  const [colorDeflated, alphaDeflated] = await Promise.all([
+    deflateSamples(color, level),
+    alpha ? deflateSamples(alpha, level) : Promise.resolve(undefined),
+  ]);
+  const common = {
+    Type: 'XObject',
+    Subtype: 'Image',
+    Width: image.width,
+    Height: image.height,
+    BitsPerComponent: 8,
+  };
+  const smask = alphaDeflated
+    ? context.register(
+        context.stream(alphaDeflated, { ...common, ColorSpace: 'DeviceGray', Filter: 'FlateDecode' }),
+      )
+    : undefined;
+  return context.register(
+    context.stream(colorDeflated, {
+      ...common,
+      ColorSpace: image.colorChannels === 1 ? 'DeviceGray' : 'DeviceRGB',
+      Filter: 'FlateDecode',
+      ...(smask ? { SMask: smask } : {}),
+    }),
+  );
+};
 
 /**
- * The zlib stream of a non-interlaced 8-bit greyscale or RGB PNG, or an indexed one, without
- * transparency or an ICC profile: PDF's FlateDecode with /Predictor 15 decodes it directly, so a
- * 20 MB scan goes into the PDF without being decoded and deflated again. Anything else: undefined.
+ * A PNG handled without sharp: opaque 8-bit greyscale or RGB and indexed non-interlaced PNGs keep
+ * their zlib stream (PDF's FlateDecode with /Predictor 15 applies the same row filters, so a 20 MB
+ * scan goes in without being decoded and deflated again); other small ones are decoded here.
+ * Undefined for what sharp must do: an ICC profile or EXIF orientation, 16-bit or interlaced pixels
+ * beyond the passthrough, large images, damaged data (sharp words the error).
  */
-const readPassthroughPng = (bytes: Buffer): PassthroughPng | undefined => {
-  if (bytes.length < 33 || !bytes.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
-  let width = 0;
-  let height = 0;
-  let bitDepth = 0;
-  let colorType = -1;
-  let palette: Buffer | undefined;
-  const idat: Buffer[] = [];
-  for (let at = 8; at + 8 <= bytes.length;) {
-    const length = bytes.readUInt32BE(at);
-    const type = bytes.toString('latin1', at + 4, at + 8);
-    const data = bytes.subarray(at + 8, at + 8 + length);
-    if (data.length !== length) return undefined;
-    if (type === 'IHDR') {
-      width = data.readUInt32BE(0);
-      height = data.readUInt32BE(4);
-      bitDepth = data[8] ?? 0;
-      colorType = data[9] ?? -1;
-      if (data[12] !== 0) return undefined; // interlaced
-    } else if (type === 'PLTE') {
-      palette = data;
-    } else if (type === 'IDAT') {
-      idat.push(data);
-    } else if (type === 'tRNS' || type === 'iCCP') {
-      return undefined;
-    } else if (type === 'IEND') {
-      break;
-    }
-    at += 12 + length;
+const embedPngWithoutSharp = async (
+  context: PDFContext,
+  bytes: Buffer,
+  maxPixels: number,
+): Promise<EmbeddedImage | undefined> => {
+  const small = bytes.length <= DECODE_HERE_BYTES;
+  const png = readPng(bytes, { checkIdat: small });
+  if (!png || png.iccProfile || png.exif) return undefined;
+  const { width, height, bitDepth, colorType } = png;
+  // RGB PNGs may carry a suggested palette (PLTE) too: only an indexed image is drawn through it.
+  const palette = colorType === 3 ? png.palette : undefined;
+  if (width * height > maxPixels) {
+    throw new UnreadableImageError(`the image is too large (${width}x${height} pixels)`);
   }
-  if (!width || !height || idat.length === 0) return undefined;
-  if ((colorType === 0 || colorType === 2) && bitDepth === 8) {
-    return { width, height, bitDepth, colors: colorType === 0 ? 1 : 3, data: Buffer.concat(idat) };
+  const passthrough =
+    !png.interlaced &&
+    !png.transparency &&
+    (((colorType === 0 || colorType === 2) && bitDepth === 8) || (colorType === 3 && palette !== undefined));
+  if (passthrough) {
+    const colors = colorType === 2 ? 3 : 1;
+    const colorSpace = palette
+      ? context.obj([
+          'Indexed',
+          'DeviceRGB',
+          palette.length / 3 - 1,
+          PDFHexString.of(palette.toString('hex')),
+        ])
+      : colors === 1
+        ? 'DeviceGray'
+        : 'DeviceRGB';
+    const ref = context.register(
+      context.stream(png.idat.length === 1 ? (png.idat[0] ?? Buffer.alloc(0)) : Buffer.concat(png.idat), {
+        Type: 'XObject',
+        Subtype: 'Image',
+        Width: width,
+        Height: height,
+        ColorSpace: colorSpace,
+        BitsPerComponent: bitDepth,
+        Filter: 'FlateDecode',
+        DecodeParms: { Predictor: 15, Colors: colors, BitsPerComponent: bitDepth, Columns: width },
+      }),
+    );
+    return { ref, displayWidth: width, displayHeight: height, orientation: 1 };
   }
-  if (colorType === 3 && palette && [1, 2, 4, 8].includes(bitDepth)) {
-    return { width, height, bitDepth, colors: 1, palette, data: Buffer.concat(idat) };
-  }
-  return undefined;
+  if (!small || width * height > DECODE_HERE_PIXELS) return undefined;
+  const decoded = decodePng(png);
+  if (!decoded) return undefined;
+  const ref = await storeSamples(context, decoded);
+  return { ref, displayWidth: width, displayHeight: height, orientation: 1 };
 };
 
 /**
@@ -116,14 +168,17 @@ const readPassthroughPng = (bytes: Buffer): PassthroughPng | undefined => {
  * Baseline and progressive 8-bit greyscale or RGB JPEGs are embedded as they are (DCTDecode): no
  * decoding, no quality loss; their EXIF orientation is applied when drawing, through
  * `orientationMatrix`. Opaque 8-bit greyscale, RGB and indexed PNGs keep their zlib data (PDF
- * applies the same PNG predictors). Everything else is decoded, turned upright (sharp's `.rotate()`),
- * and stored as deflated samples with an /SMask for transparency.
+ * applies the same PNG predictors); other PNGs up to a megapixel (drawn signatures) are decoded here.
+ * Everything else is decoded by sharp, turned upright (`.rotate()`); decoded pixels are stored as
+ * deflated samples with an /SMask for transparency.
  */
 export const embedImage = async (
   context: PDFContext,
   bytes: Buffer,
   options: { maxPixels: number },
 ): Promise<EmbeddedImage> => {
+  const withoutSharp = await embedPngWithoutSharp(context, bytes, options.maxPixels);
+  if (withoutSharp) return withoutSharp;
   let meta: sharp.Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: options.maxPixels }).metadata();
@@ -156,40 +211,6 @@ export const embedImage = async (
         Filter: 'DCTDecode',
       }),
     );
-    const turned = orientation >= 5;
-    return {
-      ref,
-      displayWidth: turned ? height : width,
-      displayHeight: turned ? width : height,
-      orientation,
-    };
-  }
-
-  const png = meta.format === 'png' ? readPassthroughPng(bytes) : undefined;
-  if (png && png.width === width && png.height === height) {
-    const colorSpace = png.palette
-      ? context.obj([
-          'Indexed',
-          'DeviceRGB',
-          png.palette.length / 3 - 1,
-          PDFHexString.of(png.palette.toString('hex')),
-        ])
-      : png.colors === 1
-        ? 'DeviceGray'
-        : 'DeviceRGB';
-    const ref = context.register(
-      context.stream(png.data, {
-        Type: 'XObject',
-        Subtype: 'Image',
-        Width: width,
-        Height: height,
-        ColorSpace: colorSpace,
-        BitsPerComponent: png.bitDepth,
-        Filter: 'FlateDecode',
-        DecodeParms: { Predictor: 15, Colors: png.colors, BitsPerComponent: png.bitDepth, Columns: width },
-      }),
-    );
-    const orientation = toOrientation(meta.orientation);
     const turned = orientation >= 5;
     return {
       ref,
@@ -241,34 +262,12 @@ export const embedImage = async (
   } catch {
     throw new UnreadableImageError('the image data is damaged');
   }
-  if (alpha && isOpaque(alpha)) alpha = undefined;
-  const colorChannels = grey ? 1 : 3;
-  // Level 3 compresses flat signature strokes as well as 6 in a third of the time; large images are
-  // mostly photographs, where harder compression buys little.
-  const level = color.length > 4 * 1024 * 1024 ? 1 : 3;
-  const [colorDeflated, alphaDeflated] = await Promise.all([
-    deflateAsync(color, { level }),
-    alpha ? deflateAsync(alpha, { level }) : Promise.resolve(undefined),
-  ]);
-  const common = {
-    Type: 'XObject',
-    Subtype: 'Image',
-    Width: size.width,
-    Height: size.height,
-    BitsPerComponent: 8,
-  };
-  const smask = alphaDeflated
-    ? context.register(
-        context.stream(alphaDeflated, { ...common, ColorSpace: 'DeviceGray', Filter: 'FlateDecode' }),
-      )
-    : undefined;
-  const ref = context.register(
-    context.stream(colorDeflated, {
-      ...common,
-      ColorSpace: colorChannels === 1 ? 'DeviceGray' : 'DeviceRGB',
-      Filter: 'FlateDecode',
-      ...(smask ? { SMask: smask } : {}),
-    }),
-  );
+  const ref = await storeSamples(context, {
+    width: size.width,
+    height: size.height,
+    colorChannels: grey ? 1 : 3,
+    color,
+    alpha,
+  });
   return { ref, displayWidth: size.width, displayHeight: size.height, orientation: 1 };
 };

@@ -3,6 +3,7 @@ import type { PDFDocument, PDFFont, PDFPage, PDFRef } from 'pdf-lib';
 import { createTrueTypeEmbedding } from './embed-truetype-font';
 import type { TrueTypeEmbedding } from './embed-truetype-font';
 import type { FontFace } from './font-library';
+import { standardFontMetrics } from './standard-font-metrics';
 import type { LaidOutLine, TextGap, TextPiece } from './layout-text';
 import type { Matrix } from './page-frame';
 
@@ -31,8 +32,13 @@ export const HELVETICA_BOLD: StandardFace = { name: 'Helvetica-Bold', standard: 
 /** Format a number for a content stream: no exponent, at most 4 decimals. */
 export const num = (n: number): string => {
   if (Number.isInteger(n)) return String(n);
-  const fixed = n.toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
-  return fixed === '-0' ? '0' : fixed;
+  const fixed = n.toFixed(4);
+  // Trailing zeros and a bare point off, without regular expressions (this runs for every text line).
+  let end = fixed.length;
+  while (fixed.charCodeAt(end - 1) === 48) end--;
+  if (fixed.charCodeAt(end - 1) === 46) end--;
+  const trimmed = fixed.slice(0, end);
+  return trimmed === '-0' ? '0' : trimmed;
 };
 
 export const matrixOps = (m: Matrix): string => `${m.map(num).join(' ')} cm`;
@@ -123,7 +129,7 @@ export const createPageContent = (page: PDFPage, fonts: DocumentFonts): PageCont
         }
         if (isStandardPiece(piece)) {
           const font = fonts.standard(piece.face);
-          const hex = font.encodeText(piece.text).toString();
+          const hex = standardFontMetrics(font).encodeText(piece.text);
           ops.push(`BT ${fontName(font.ref)} ${num(size)} Tf 1 0 0 1 ${num(pen)} ${num(y)} Tm ${hex} Tj ET`);
           pen += piece.width * size;
           continue;
@@ -145,7 +151,8 @@ export const createPageContent = (page: PDFPage, fonts: DocumentFonts): PageCont
     },
     commit() {
       if (ops.length === 0) return;
-      const stream = page.doc.context.stream(ops.join('\n'));
+      // Operators are ASCII; pdf-lib would copy a string into bytes one character at a time.
+      const stream = page.doc.context.stream(Buffer.from(ops.join('\n'), 'latin1'));
       page.node.addContentStream(page.doc.context.register(stream));
       ops.length = 0;
     },

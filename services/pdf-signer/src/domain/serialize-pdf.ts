@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { PDFArray, PDFHexString, PDFHeader, PDFStream } from 'pdf-lib';
+import { deflateSync } from 'node:zlib';
+import { PDFArray, PDFFlateStream, PDFHexString, PDFHeader, PDFName, PDFNumber, PDFStream } from 'pdf-lib';
 import type { PDFContext, PDFObject, PDFRef } from 'pdf-lib';
 
 /** An object whose bytes the caller writes itself (the signature dictionary), and where they landed. */
@@ -22,6 +23,31 @@ interface Entry {
   readonly size: number;
 }
 
+/** Streams pdf-lib would deflate that are shorter than this are written as they are. */
+const STORE_BELOW_BYTES = 1024;
+
+const FILTER = PDFName.of('Filter');
+const FLATE_DECODE = PDFName.of('FlateDecode');
+const LENGTH = PDFName.of('Length');
+
+/**
+ * A stream's bytes, its /Length set to match. pdf-lib's own content streams (the q/Q pair that wraps
+ * a page's old content, one byte each) deflate themselves with pako in JavaScript, which costs a
+ * fresh compressor state each: small ones are stored as they are, larger ones deflated by node:zlib.
+ */
+const streamContents = (object: PDFStream): Uint8Array => {
+  if (object instanceof PDFFlateStream && object.dict.get(FILTER) === FLATE_DECODE) {
+    const raw = object.getUnencodedContents();
+    let contents: Uint8Array = raw;
+    if (raw.length < STORE_BELOW_BYTES) object.dict.delete(FILTER);
+    else contents = deflateSync(raw);
+    object.dict.set(LENGTH, PDFNumber.of(contents.length));
+    return contents;
+  }
+  object.updateDict();
+  return object.getContents();
+};
+
 /**
  * Write the whole document as a classic PDF (no object streams, one cross-reference table) into
  * one exactly sized buffer. pdf-lib's own writer copies stream data one byte at a time (about 130 ms
@@ -42,8 +68,7 @@ export const serializePdf = (
     if (ref === verbatim.ref) {
       entries.push({ ref, head, verbatim, size: head.length + verbatim.size + tail });
     } else if (object instanceof PDFStream) {
-      object.updateDict();
-      const contents = object.getContents();
+      const contents = streamContents(object);
       const size = head.length + object.dict.sizeInBytes() + 8 + contents.length + 10 + tail;
       entries.push({ ref, head, stream: { dict: object.dict, contents }, size });
     } else {
