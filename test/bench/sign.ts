@@ -182,6 +182,10 @@ const main = async () => {
     ...(process.env.BENCH_PROFILE
       ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
       : {}),
+  }).catch(async (err: unknown) => {
+    await s3.stop();
+    await db.drop();
+    throw err;
   });
   try {
     const bus = await connectBus({
