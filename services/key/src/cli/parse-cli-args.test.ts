@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCliArgs, UsageError } from './parse-cli-args';
 
-const KEY = 'svc_live_0123456789abcdefghijABCDEFGHIJkl';
+// A made-up key of the right shape (never a real one in the repository).
+const KEY = `svc_live_${'k'.repeat(32)}`;
 
 describe('parseCliArgs', () => {
   it('parses keys create with a lowercased email, a plan and a label', () => {
