@@ -87,9 +87,9 @@ describe('the chart with default values', () => {
   it('sets CPU and memory requests and a memory limit on every component', () => {
     for (const [key] of enabled()) {
       const { resources } = containerOf(deploymentOf(key));
-      expect(resources?.requests?.cpu, key).toBeTruthy();
-      expect(resources?.requests?.memory, key).toBeTruthy();
-      expect(resources?.limits?.memory, key).toBeTruthy();
+      expect(String(resources?.requests?.cpu), key).toMatch(/^[0-9.]+(m|Mi|Gi)?$/);
+      expect(String(resources?.requests?.memory), key).toMatch(/^[0-9.]+(m|Mi|Gi)?$/);
+      expect(String(resources?.limits?.memory), key).toMatch(/^[0-9.]+(m|Mi|Gi)?$/);
     }
   });
 
