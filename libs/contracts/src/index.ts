@@ -4,5 +4,5 @@ export * from './common';
 export * from './key';
 export * from './pdf';
 export * from './document';
-export * from './health';
+export * from './streams';
 export * from './template';
