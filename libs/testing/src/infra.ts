@@ -67,6 +67,17 @@ export const createTestDatabase = async (label = 'esign_t'): Promise<TestDatabas
       const c = new pg.Client({ connectionString: base.toString() });
       await c.connect();
       try {
+        // A pool's end() resolves before its sockets close; forcing the drop at that moment kills those
+        // backends and their clients raise an unhandled FATAL. Give them a moment to go on their own.
+        const deadline = Date.now() + 5000;
+        while (Date.now() < deadline) {
+          const { rows } = await c.query<{ n: number }>(
+            'select count(*)::int as n from pg_stat_activity where datname = $1',
+            [name],
+          );
+          if (rows[0]?.n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await c.query(`drop database if exists "${name}" with (force)`);
       } finally {
         await c.end();

@@ -8,7 +8,6 @@ import {
 } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { createTestDatabase, testNatsUrl, uniqueBusPrefix, type TestDatabase } from '@esign/testing';
-import pg from 'pg';
 import { loadDocumentStoreConfig, type TDocumentStoreConfig } from '../src/config';
 
 /** A database, a bus prefix and a client for one test file; `close` undoes all of it. */
@@ -18,27 +17,6 @@ export interface TestBed {
   readonly client: Bus;
   close(): Promise<void>;
 }
-
-/**
- * A pg pool's `end()` resolves before its sockets have closed; dropping the database `with (force)`
- * at that moment kills those backends and their clients raise an unhandled FATAL. Wait them out.
- */
-export const waitForOtherConnectionsToClose = async (url: string, timeoutMs = 5000): Promise<void> => {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const { rows } = await db.query<{ n: string }>(
-        'select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-      );
-      if (rows[0]?.n === '0') return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    await db.end();
-  }
-};
 
 export const createTestBed = async (label: string): Promise<TestBed> => {
   const natsUrl = await testNatsUrl();
@@ -63,7 +41,6 @@ export const createTestBed = async (label: string): Promise<TestBed> => {
     client,
     async close() {
       await client.drain();
-      await waitForOtherConnectionsToClose(database.url);
       await database.drop();
     },
   };

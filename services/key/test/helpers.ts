@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 
 /** The repository root, where `pnpm cli` runs. */
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -35,26 +34,5 @@ export const waitFor = async <T>(check: () => T | undefined, timeoutMs = 2000): 
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
-
-/**
- * A pg pool's `end()` resolves before its sockets have closed; dropping the database `with (force)`
- * at that moment kills those backends and their clients raise an unhandled FATAL. Wait them out.
- */
-export const waitForOtherConnectionsToClose = async (url: string, timeoutMs = 5000): Promise<void> => {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const { rows } = await db.query<{ n: string }>(
-        'select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-      );
-      if (rows[0]?.n === '0') return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    await db.end();
   }
 };

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKeyServiceConfig } from '../src/config';
 import { startKeyService, type KeyService } from '../src/start';
-import { runCliProcess, waitFor, waitForOtherConnectionsToClose } from './helpers';
+import { runCliProcess, waitFor } from './helpers';
 
 type TRevokedEvent = z.infer<(typeof KeyRevoked)['payload']>;
 
@@ -65,10 +65,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.drain();
   await sut?.stop();
-  if (database) {
-    await waitForOtherConnectionsToClose(database.url);
-    await database.drop();
-  }
+  await database?.drop();
 });
 
 describe('key.create and key.verify', () => {
