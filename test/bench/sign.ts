@@ -10,17 +10,9 @@ import { parseArgs } from 'node:util';
 import { connectBus } from '@esign/bus';
 import { KeyCreate, type TPosition } from '@esign/contracts';
 import { createSigner } from '@esign/pdf-signer';
-import { startServices, type ServiceName } from '@esign/stack';
+import { startTestStack, type ServiceName } from '@esign/stack';
 import { createLogger } from '@esign/telemetry';
-import {
-  createTestDatabase,
-  makeLargePdf,
-  makePdf,
-  makePng,
-  startTestS3,
-  testNatsUrl,
-  uniqueBusPrefix,
-} from '@esign/testing';
+import { makeLargePdf, makePdf, makePng } from '@esign/testing';
 
 const { values: args } = parseArgs({
   options: {
@@ -165,16 +157,8 @@ const main = async () => {
   await signLocal(large)();
 
   // The whole stack.
-  const natsUrl = await testNatsUrl();
-  const db = await createTestDatabase('esign_bench');
-  const s3 = await startTestS3();
-  const busPrefix = uniqueBusPrefix('bench');
-  const stack = await startServices({
-    natsUrl,
-    databaseUrl: db.url,
-    s3: { ...s3, bucket: 'esign' },
-    busPrefix,
-    gatewayPort: 0,
+  const test = await startTestStack({
+    label: 'bench',
     env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000' },
     services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
     replicas: { 'pdf-signer': SIGNERS },
@@ -182,11 +166,8 @@ const main = async () => {
     ...(process.env.BENCH_PROFILE
       ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
       : {}),
-  }).catch(async (err: unknown) => {
-    await s3.stop();
-    await db.drop();
-    throw err;
   });
+  const { stack, natsUrl, busPrefix } = test;
   try {
     const bus = await connectBus({
       url: natsUrl,
@@ -286,9 +267,7 @@ const main = async () => {
     process.stdout.write(lines.join('\n'));
     agent.destroy();
   } finally {
-    await stack.stop();
-    await s3.stop();
-    await db.drop();
+    await test.stop();
   }
 };
 

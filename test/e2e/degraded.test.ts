@@ -2,41 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlobStore } from '@esign/blob';
 import { connectBus, type Bus } from '@esign/bus';
 import { KeyCreate, KeyRevoke } from '@esign/contracts';
-import { startServices, type RunningStack } from '@esign/stack';
+import { startTestStack, type RunningStack, type TestStack } from '@esign/stack';
 import { createLogger } from '@esign/telemetry';
-import {
-  createTestDatabase,
-  makePdf,
-  makePng,
-  startTestS3,
-  testNatsUrl,
-  uniqueBusPrefix,
-  type TestDatabase,
-  type TestS3,
-} from '@esign/testing';
+import { makePdf, makePng } from '@esign/testing';
 
 /**
  * A second, deliberately incomplete stack: two gateway replicas and the key service, but no signer
  * and no document store, a long key cache and a tight rate limit.
  */
-let db: TestDatabase;
-let s3: TestS3;
+let test: TestStack;
 let stack: RunningStack;
 let replica: RunningStack;
 let bus: Bus;
 let form: () => FormData;
 
 beforeAll(async () => {
-  const natsUrl = await testNatsUrl();
-  db = await createTestDatabase('esign_degraded');
-  s3 = await startTestS3();
-  const busPrefix = uniqueBusPrefix('deg');
-  const options = {
-    natsUrl,
-    databaseUrl: db.url,
-    s3: { ...s3, bucket: 'esign' },
-    busPrefix,
-    gatewayPort: 0,
+  test = await startTestStack({
+    label: 'deg',
+    services: ['key', 'gateway'],
     env: {
       LOG_LEVEL: process.env.E2E_LOGS ? 'debug' : 'error',
       KEY_CACHE_TTL_MS: '600000',
@@ -45,13 +28,13 @@ beforeAll(async () => {
     onLine: (service: string, line: string) => {
       if (process.env.E2E_LOGS) console.log(`${service} | ${line}`);
     },
-  };
-  stack = await startServices({ ...options, services: ['key', 'gateway'] });
-  replica = await startServices({ ...options, services: ['gateway'] });
+  });
+  stack = test.stack;
+  replica = await test.startMore({ services: ['gateway'] });
   bus = await connectBus({
-    url: natsUrl,
+    url: test.natsUrl,
     name: 'e2e',
-    prefix: busPrefix,
+    prefix: test.busPrefix,
     logger: createLogger({ service: 'e2e', level: 'error' }),
     timeoutMs: 5000,
   });
@@ -69,10 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bus?.drain();
-  await replica?.stop();
-  await stack?.stop();
-  await s3?.stop();
-  await db?.drop();
+  await test?.stop();
 });
 
 const newKey = async () =>
@@ -88,7 +68,7 @@ describe('when parts of the system are down or overloaded', () => {
     });
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: string }).error).toMatch(/unavailable/);
-    const blob = createBlobStore({ ...s3, bucket: 'esign' });
+    const blob = createBlobStore({ ...test.s3, bucket: 'esign' });
     expect(await blob.list('uploads/')).toEqual([]);
   });
 

@@ -3,18 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectBus, type Bus } from '@esign/bus';
 import { KeyCreate } from '@esign/contracts';
-import { startServices, type RunningStack } from '@esign/stack';
+import { startTestStack, type RunningStack, type TestStack } from '@esign/stack';
 import { createLogger } from '@esign/telemetry';
-import {
-  createTestDatabase,
-  makePdf,
-  makePng,
-  startTestS3,
-  testNatsUrl,
-  uniqueBusPrefix,
-  type TestDatabase,
-  type TestS3,
-} from '@esign/testing';
+import { makePdf, makePng } from '@esign/testing';
 
 /**
  * What an SRE sees: the services export OpenTelemetry spans over OTLP (here to a small receiver that
@@ -39,8 +30,7 @@ interface OtlpBody {
 
 const spans: ExportedSpan[] = [];
 let receiver: Server;
-let db: TestDatabase;
-let s3: TestS3;
+let test: TestStack;
 let stack: RunningStack;
 let bus: Bus;
 
@@ -59,16 +49,8 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const natsUrl = await testNatsUrl();
-  db = await createTestDatabase('esign_trace');
-  s3 = await startTestS3();
-  const busPrefix = uniqueBusPrefix('trace');
-  stack = await startServices({
-    natsUrl,
-    databaseUrl: db.url,
-    s3: { ...s3, bucket: 'esign' },
-    busPrefix,
-    gatewayPort: 0,
+  test = await startTestStack({
+    label: 'trace',
     services: ['key', 'document-store', 'pdf-signer', 'gateway'],
     env: {
       LOG_LEVEL: 'warn',
@@ -79,10 +61,11 @@ beforeAll(async () => {
       OTEL_LOGS_EXPORTER: 'none',
     },
   });
+  stack = test.stack;
   bus = await connectBus({
-    url: natsUrl,
+    url: test.natsUrl,
     name: 'e2e',
-    prefix: busPrefix,
+    prefix: test.busPrefix,
     logger: createLogger({ service: 'e2e', level: 'error' }),
     timeoutMs: 10_000,
   });
@@ -90,9 +73,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bus?.drain();
-  await stack?.stop();
-  await s3?.stop();
-  await db?.drop();
+  await test?.stop();
   receiver?.close();
 });
 

@@ -1,0 +1,61 @@
+import { createTestDatabase, startTestS3, testNatsUrl, uniqueBusPrefix, type TestS3 } from '@esign/testing';
+import { startServices, type RunningStack, type StackOptions } from './services';
+
+export interface TestStack {
+  readonly stack: RunningStack;
+  readonly natsUrl: string;
+  readonly busPrefix: string;
+  readonly s3: TestS3;
+  /** More processes of the same stack (for example a second gateway replica). */
+  startMore(options: Pick<StackOptions, 'services'>): Promise<RunningStack>;
+  /** Stop every process, the S3 server, and drop the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A whole stack on test infrastructure: NATS and Postgres from NATS_URL / DATABASE_URL (testcontainers
+ * otherwise), a fresh database, the embedded S3-protocol server and a bus prefix of its own, so that
+ * several stacks can share the servers. Used by the end-to-end suite and the benchmark.
+ */
+export const startTestStack = async (
+  options: { label: string } & Partial<Omit<StackOptions, 'natsUrl' | 'databaseUrl' | 's3' | 'busPrefix'>>,
+): Promise<TestStack> => {
+  const { label, ...rest } = options;
+  const natsUrl = await testNatsUrl();
+  const db = await createTestDatabase(`esign_${label}`);
+  const s3 = await startTestS3();
+  const busPrefix = uniqueBusPrefix(label);
+  const stackOptions: StackOptions = {
+    gatewayPort: 0,
+    ...rest,
+    natsUrl,
+    databaseUrl: db.url,
+    s3: { ...s3, bucket: 'esign' },
+    busPrefix,
+  };
+  const more: RunningStack[] = [];
+  const cleanUp = async () => {
+    await s3.stop();
+    await db.drop();
+  };
+  const stack = await startServices(stackOptions).catch(async (err: unknown) => {
+    await cleanUp();
+    throw err;
+  });
+  return {
+    stack,
+    natsUrl,
+    busPrefix,
+    s3,
+    async startMore(extra) {
+      const started = await startServices({ ...stackOptions, ...extra, gatewayPort: 0 });
+      more.push(started);
+      return started;
+    },
+    async stop() {
+      for (const s of more) await s.stop();
+      await stack.stop();
+      await cleanUp();
+    },
+  };
+};
