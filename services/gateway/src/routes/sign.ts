@@ -46,14 +46,14 @@ const inClientTerms = (err: unknown, usedPositions: boolean): unknown => {
   return new ServiceError(err.code, message, field);
 };
 
-/** POST /api/v1/sign (Bearer key) and GET /api/v1/sign (the field reference, no auth). */
-export const signReferenceRoute = (deps: GatewayDeps) => (req: Request, res: Response) => {
+/** GET /api/v1/sign (no auth): the field reference, built once from the schema the handler uses. */
+export const signReferenceRoute = (deps: GatewayDeps) => {
   const reference = signReference({ maxFileBytes: deps.config.SIGN_MAX_FILE_BYTES });
-  if (req.accepts(['html', 'json']) === 'html') {
-    res.type('html').send(renderSignReference(reference));
-  } else {
-    res.json(reference);
-  }
+  const html = renderSignReference(reference);
+  return (req: Request, res: Response) => {
+    if (req.accepts(['html', 'json']) === 'html') res.type('html').send(html);
+    else res.json(reference);
+  };
 };
 
 export const signRouter = (deps: GatewayDeps): Router => {
@@ -61,6 +61,8 @@ export const signRouter = (deps: GatewayDeps): Router => {
   router.post('/sign', async (req, res) => {
     const principal = principalOf(res);
     const receivedAt = new Date().toISOString();
+    const ipAddress = clientIp(req);
+    const agent = userAgent(req);
     const t0 = performance.now();
     const upload = await receiveUpload(req, {
       blob: deps.blob,
@@ -87,8 +89,8 @@ export const signRouter = (deps: GatewayDeps): Router => {
             signer: {
               name: fields.signerName,
               email: fields.signerEmail,
-              ipAddress: clientIp(req),
-              userAgent: userAgent(req),
+              ipAddress,
+              userAgent: agent,
             },
             receivedAt,
           },
@@ -105,8 +107,8 @@ export const signRouter = (deps: GatewayDeps): Router => {
         fileName: upload.file.fileName,
         signerName: fields.signerName,
         signerEmail: fields.signerEmail,
-        ipAddress: clientIp(req),
-        userAgent: userAgent(req),
+        ipAddress,
+        userAgent: agent,
         signedAt: signed.signedAt,
         fileHash: signed.fileHash,
         originalHash: signed.originalHash,
