@@ -1,15 +1,8 @@
-// fontkit's Indic and Universal shapers (Devanagari and others) are generator code compiled for a global
-// regenerator runtime that the package does not ship.
-import 'regenerator-runtime/runtime';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import * as fontkitModule from '@pdf-lib/fontkit';
-import type { Font } from '@pdf-lib/fontkit';
+import { openFont, type Font } from '@esign/fontkit';
 import { StandardFonts, PDFDocument } from 'pdf-lib';
 import type { PDFFont } from 'pdf-lib';
-
-// The package is UMD: under Node's ESM loader its API sits on `default`.
-const fontkit = (fontkitModule as unknown as { default?: typeof fontkitModule }).default ?? fontkitModule;
 
 /** A font file read and parsed once. */
 export interface FontFace {
@@ -55,44 +48,9 @@ const FONT_FILES = {
 // Text that makes fontkit parse each font's cmap and layout tables now rather than on a request.
 const WARM_UP_TEXT = 'Aa Яя Ωω محمد דוד 王小明 김 やまだ 1.';
 
-interface TrueTypeSubsetInternals {
-  glyf: Uint8Array[];
-  offset: number;
-  _addGlyph: (this: TrueTypeSubsetInternals, gid: number) => number;
-}
-
-const PADDED = Symbol.for('esign.pdf-signer.paddedGlyphs');
-
-/**
- * @pdf-lib/fontkit 1.1.1's TrueType subsetter copies glyph records without padding them, so after the
- * first odd-length glyph every offset in a short-format `loca` table is wrong and most glyphs vanish
- * (pdf-lib's `subset: true` then draws one letter of a word in fonts such as Caveat). Pad each record
- * to 4 bytes, as the TrueType spec recommends. Patched once on the subsetter's prototype.
- */
-const padSubsetGlyphs = (font: Font): void => {
-  const proto = Object.getPrototypeOf(font.createSubset()) as TrueTypeSubsetInternals & { [PADDED]?: true };
-  if (proto[PADDED] || typeof proto._addGlyph !== 'function') return;
-  const addGlyph = proto._addGlyph;
-  proto._addGlyph = function (this: TrueTypeSubsetInternals, gid: number): number {
-    const index = addGlyph.call(this, gid);
-    const record = this.glyf[index];
-    const pad = record ? (4 - (record.length % 4)) % 4 : 0;
-    if (record && pad) {
-      // The subsetter's encoder only takes its own Buffer class (a polyfill), so allocate through it.
-      const BufferClass = record.constructor as unknown as { alloc(size: number): Uint8Array };
-      const padded = BufferClass.alloc(record.length + pad);
-      padded.set(record);
-      this.glyf[index] = padded;
-      this.offset += pad;
-    }
-    return index;
-  };
-  proto[PADDED] = true;
-};
-
 const loadFace = (name: string, specifier: string): FontFace => {
   const bytes = new Uint8Array(readFileSync(require.resolve(specifier)));
-  const font = fontkit.create(bytes);
+  const font = openFont(bytes);
   for (const word of WARM_UP_TEXT.split(' ')) {
     if ([...word].every((ch) => font.hasGlyphForCodePoint(ch.codePointAt(0) ?? 0))) font.layout(word);
   }
@@ -131,7 +89,6 @@ export const loadFontLibrary = async (): Promise<FontLibrary> => {
     cjk: [f.notoSansJp, f.nanumPen, f.maShanZheng],
     other: lastResort,
   };
-  padSubsetGlyphs(f.caveat.font);
   const scratch = await PDFDocument.create({ updateMetadata: false });
   const helvetica = scratch.embedStandardFont(StandardFonts.Helvetica);
   const helveticaBold = scratch.embedStandardFont(StandardFonts.HelveticaBold);

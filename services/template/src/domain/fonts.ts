@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-// @pdf-lib/fontkit's shapers for Indic and other complex scripts are compiled generators that expect
-// the regenerator runtime as a global; without it, laying out Devanagari throws.
-import 'regenerator-runtime/runtime.js';
-import fontkit from '@pdf-lib/fontkit';
-import type { Font, TypeFeatures } from '@pdf-lib/fontkit';
-import { fixTrueTypeSubsets } from './fix-truetype-subset';
+import { openFont, type Font } from '@esign/fontkit';
+import type { TypeFeatures } from '@pdf-lib/fontkit';
 
 /** The fonts a document may use. Every font is embedded (as a subset) only when text needs it. */
 export type FontKey = 'sans' | 'sansBold' | 'arabic' | 'hebrew' | 'thai' | 'japanese' | 'hanzi' | 'hangul';
@@ -79,8 +75,7 @@ export const loadFontSet = (): FontSet => {
   const fonts = new Map<FontKey, LoadedFont>();
   for (const [key, file] of Object.entries(FONT_FILES) as [FontKey, string][]) {
     const bytes = new Uint8Array(readFileSync(require.resolve(file)));
-    const font = fontkit.create(bytes);
-    fixTrueTypeSubsets(font);
+    const font = openFont(bytes);
     fonts.set(key, {
       key,
       bytes,
