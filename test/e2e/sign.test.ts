@@ -332,4 +332,45 @@ describe('POST /api/v1/sign', () => {
     expect(res.status).toBe(400);
     expect(await errorOf(res)).toMatch(/^file /);
   });
+  it('countersigns a signed PDF as an incremental update: both signatures verify, the record says so', async () => {
+    const first = await signOk({
+      file: { bytes: await makePdf({ pages: 1 }), name: 'agreement.pdf' },
+      fields: { ...signer, signatureData: signature, x: '5', y: '80', width: '20' },
+    });
+    const second = await signOk({
+      file: { bytes: first.pdf, name: 'agreement-signed.pdf' },
+      fields: {
+        signerName: 'Grace Hopper',
+        signerEmail: 'grace@example.com',
+        signatureData: signature,
+        x: '60',
+        y: '80',
+        width: '20',
+      },
+    });
+    const pdf = second.pdf;
+    expect(pdf.subarray(0, first.pdf.length).equals(first.pdf)).toBe(true);
+    const report = (await pdfSig(pdf)).stdout;
+    expect(report.match(/Signature Validation: Signature is Valid\./g)).toHaveLength(2);
+    expect(report).toContain(`Signature ${first.res.headers.get('x-audit-id')}`);
+    expect((await qpdfCheck(pdf)).ok).toBe(true);
+    expect((await pdfInfo(pdf)).Pages).toBe('3');
+    const page = await renderPage(pdf, 0);
+    expect(inkAt(page, { x: 6, y: 81, width: 18, height: 4 })).toBeGreaterThan(0.01);
+    expect(inkAt(page, { x: 61, y: 81, width: 18, height: 4 })).toBeGreaterThan(0.01);
+
+    const auditId = second.res.headers.get('x-audit-id') ?? '';
+    const detail = await fetch(`${baseUrl}/api/v1/documents/${auditId}`, { headers: auth(account.apiKey) });
+    const doc = (await detail.json()) as {
+      fileHash: string;
+      auditLog: { event: string; details?: Record<string, unknown> }[];
+    };
+    expect(doc.fileHash).toBe(`sha256:${sha256(pdf)}`);
+    expect(doc.auditLog.find((e) => e.event === 'document.sealed')?.details).toMatchObject({
+      priorSignatures: 1,
+    });
+    expect(doc.auditLog.find((e) => e.event === 'document.uploaded')?.details).toMatchObject({
+      originalHash: `sha256:${sha256(first.pdf)}`,
+    });
+  });
 });

@@ -8,6 +8,7 @@ import { loadFontLibrary } from './font-library';
 import { damagedDocument, isDamagedDocumentError, loadPdf } from './load-pdf';
 import { loadSigningIdentity } from './load-signing-identity';
 import type { SigningMaterial } from './load-signing-identity';
+import { countSignatures, prepareIncrementalUpdate } from './incremental-update';
 import { createDocumentFonts } from './page-content';
 import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './seal-pdf';
 import { checkPositions, prepareSignature, stampSignatures } from './stamp-signatures';
@@ -105,6 +106,9 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
     // Settled even when loading fails, so that a rejected hash is never left unhandled.
     void originalHashing.catch(() => undefined);
     const doc = input.kind === 'pdf' ? await loadPdf(input.bytes) : await convertImageToPdf(input.bytes);
+    // A document signed before is signed by appending to it, so that its earlier signatures still verify.
+    const priorSignatures = input.kind === 'pdf' ? countSignatures(doc) : 0;
+    const base = priorSignatures > 0 ? prepareIncrementalUpdate(doc, input.bytes) : undefined;
     const pages = doc.getPages();
     const originalPageCount = pages.length;
     checkPositions(input.positions, originalPageCount);
@@ -143,6 +147,7 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
       reason: `Signed by ${input.signer.name} (audit ID ${auditId})`,
       contactInfo: input.signer.email,
       fieldName: `Signature ${auditId}`,
+      base,
     });
     const { file: bytes, sha256: fileHash } = sealed;
     const pageCount = originalPageCount + 1;
@@ -176,6 +181,8 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
             certificateSha256: identity.fingerprint256,
             signatureFormat: SIGNATURE_SUBFILTER,
             pageCount,
+            // Earlier digital signatures kept intact (the document was sealed as an incremental update).
+            priorSignatures,
           },
         },
       ],

@@ -3,6 +3,7 @@ import { PDFName, PDFNumber } from 'pdf-lib';
 import type { PDFDocument, PDFPage } from 'pdf-lib';
 import { buildCmsSignature } from './build-cms-signature';
 import type { SigningIdentity } from './load-signing-identity';
+import type { UpdateBase } from './incremental-update';
 import { serializePdf } from './serialize-pdf';
 import { pdfText, toPdfDate } from './write-audit-metadata';
 
@@ -36,6 +37,8 @@ export const sealPdf = async (options: {
   reason: string;
   contactInfo: string;
   fieldName: string;
+  /** The original of a document that is already signed: seal it as an incremental update. */
+  base?: UpdateBase;
 }): Promise<SealedPdf> => {
   const { doc, page, identity, placeholderBytes, signedAt } = options;
   const { context } = doc;
@@ -80,16 +83,20 @@ export const sealPdf = async (options: {
   const contentsAt = prefixBytes + rangeWidth + contentsKey.length;
   const size = contentsAt + placeholder.length + '\n>>'.length;
 
-  const { file, verbatimOffset } = serializePdf(context, {
-    ref: signatureRef,
-    size,
-    render: ({ offset, fileSize }) => {
-      const start = offset + contentsAt;
-      const end = start + placeholder.length;
-      const ranges = `[0 ${start} ${end} ${fileSize - end}`.padEnd(rangeWidth - 1, ' ');
-      return Buffer.from(`${prefix}${ranges}]${contentsKey}${placeholder}\n>>`, 'latin1');
+  const { file, verbatimOffset } = serializePdf(
+    context,
+    {
+      ref: signatureRef,
+      size,
+      render: ({ offset, fileSize }) => {
+        const start = offset + contentsAt;
+        const end = start + placeholder.length;
+        const ranges = `[0 ${start} ${end} ${fileSize - end}`.padEnd(rangeWidth - 1, ' ');
+        return Buffer.from(`${prefix}${ranges}]${contentsKey}${placeholder}\n>>`, 'latin1');
+      },
     },
-  });
+    options.base,
+  );
 
   const contentsStart = verbatimOffset + contentsAt;
   const contentsEnd = contentsStart + placeholder.length;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PDFArray, PDFFlateStream, PDFHexString, PDFHeader, PDFName, PDFNumber, PDFStream } from 'pdf-lib';
 import type { PDFContext, PDFObject, PDFRef } from 'pdf-lib';
+import { fingerprintFor, hasChanged, type UpdateBase } from './incremental-update';
 
 /** An object whose bytes the caller writes itself (the signature dictionary), and where they landed. */
 export interface VerbatimObject {
@@ -54,15 +55,23 @@ const streamContents = (object: PDFStream): Uint8Array => {
  * for 20 MB of images); this one copies streams with `Buffer.set`, and lets the caller place one
  * object byte-exactly, which is what a signature placeholder needs.
  *
+ * With `base` (a document that is already signed), the original file is written first, byte for
+ * byte, followed by an incremental update: only the objects that are new or changed, a
+ * cross-reference section for them, and a trailer whose /Prev points to the original's last one.
+ *
  * Returns the file and the offset of the verbatim object.
  */
 export const serializePdf = (
   context: PDFContext,
   verbatim: VerbatimObject,
+  base?: UpdateBase,
 ): { file: Buffer; verbatimOffset: number } => {
   const header = PDFHeader.forVersion(1, 7);
+  // An update starts on a line of its own after the original's %%EOF.
+  const separator = base && !/[\r\n]$/.test(base.bytes.toString('latin1', base.bytes.length - 1)) ? '\n' : '';
   const entries: Entry[] = [];
   for (const [ref, object] of context.enumerateIndirectObjects()) {
+    if (base && ref !== verbatim.ref && !hasChanged(fingerprintFor(base, ref), object)) continue;
     const head = `${ref.objectNumber} ${ref.generationNumber} obj\n`;
     const tail = 9; // "\nendobj\n\n"
     if (ref === verbatim.ref) {
@@ -76,7 +85,7 @@ export const serializePdf = (
     }
   }
 
-  let offset = header.sizeInBytes() + 2;
+  let offset = base ? base.bytes.length + separator.length : header.sizeInBytes() + 2;
   const offsets = new Map<number, { offset: number; generation: number }>();
   let verbatimOffset = -1;
   for (const entry of entries) {
@@ -86,9 +95,10 @@ export const serializePdf = (
   }
   const xrefOffset = offset;
 
-  // Cross-reference table: object 0 heads the free list, then one subsection per run of numbers.
+  // Cross-reference table: object 0 heads the free list (in a whole file), then one subsection per run
+  // of numbers.
   const numbers = [...offsets.keys()].sort((a, b) => a - b);
-  const lines: string[] = ['xref', '0 1', '0000000000 65535 f '];
+  const lines: string[] = base ? ['xref'] : ['xref', '0 1', '0000000000 65535 f '];
   for (let i = 0; i < numbers.length;) {
     let j = i;
     while (j + 1 < numbers.length && numbers[j + 1] === (numbers[j] ?? 0) + 1) j++;
@@ -113,18 +123,25 @@ export const serializePdf = (
       return array;
     })();
   const trailerDict = context.obj({
-    Size: (numbers[numbers.length - 1] ?? 0) + 1,
+    Size: Math.max(context.largestObjectNumber, numbers[numbers.length - 1] ?? 0) + 1,
     Root,
     Info,
     Encrypt,
     ID: id,
+    ...(base ? { Prev: base.previousXref } : {}),
   });
   const tail = `${lines.join('\n')}\ntrailer\n${trailerDict.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`;
   const fileSize = xrefOffset + Buffer.byteLength(tail, ASCII);
 
   const file = Buffer.allocUnsafe(fileSize);
-  let at = header.copyBytesInto(file, 0);
-  at += file.write('\n\n', at, ASCII);
+  let at = 0;
+  if (base) {
+    at += base.bytes.copy(file, 0);
+    at += file.write(separator, at, ASCII);
+  } else {
+    at += header.copyBytesInto(file, 0);
+    at += file.write('\n\n', at, ASCII);
+  }
   for (const entry of entries) {
     at += file.write(entry.head, at, ASCII);
     if (entry.verbatim) {

@@ -1,0 +1,115 @@
+import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream } from 'pdf-lib';
+import type { PDFContext, PDFDocument, PDFObject, PDFRef } from 'pdf-lib';
+import { ServiceError } from '@esign/contracts';
+
+/**
+ * A document that already carries digital signatures is signed by appending to it (an incremental
+ * update: the changed and new objects, a cross-reference section and a trailer pointing back to the
+ * previous one), never by rewriting it: the earlier signatures cover the original bytes, which stay
+ * exactly as they were, so they still verify.
+ */
+export interface UpdateBase {
+  /** The original file, written first and unchanged. */
+  readonly bytes: Buffer;
+  /** Offset of the original's last cross-reference section (its `startxref`). */
+  readonly previousXref: number;
+  /** How each original object looked before signing; objects that still look the same are not written. */
+  readonly fingerprints: ReadonlyMap<string, Fingerprint>;
+}
+
+interface Fingerprint {
+  readonly text: string;
+  /** A stream's data, compared by identity (pdf-lib never changes the data of a loaded stream). */
+  readonly data?: Uint8Array;
+}
+
+const SIG = PDFName.of('Sig');
+const FT = PDFName.of('FT');
+const V = PDFName.of('V');
+const KIDS = PDFName.of('Kids');
+const FIELDS = PDFName.of('Fields');
+const PERMS = PDFName.of('Perms');
+const DOC_MDP = PDFName.of('DocMDP');
+const STARTXREF = Buffer.from('startxref', 'latin1');
+
+const keyOf = (ref: PDFRef) => `${ref.objectNumber} ${ref.generationNumber}`;
+
+const fingerprintOf = (object: PDFObject): Fingerprint =>
+  object instanceof PDFRawStream
+    ? { text: object.dict.toString(), data: object.contents }
+    : object instanceof PDFStream
+      ? { text: `${object.dict.toString()}\n${Buffer.from(object.getContents()).toString('latin1')}` }
+      : { text: object.toString() };
+
+/** True when `object` (an original object) no longer looks the way `before` recorded it. */
+export const hasChanged = (before: Fingerprint | undefined, object: PDFObject): boolean => {
+  if (!before) return true;
+  const now = fingerprintOf(object);
+  return now.text !== before.text || now.data !== before.data;
+};
+
+/** Signature fields of the form that hold a signature (a /V), however deep the field tree goes. */
+export const countSignatures = (doc: PDFDocument): number => {
+  const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  const fields = acroForm?.lookupMaybe(FIELDS, PDFArray);
+  if (!fields) return 0;
+  let count = 0;
+  const seen = new Set<PDFDict>();
+  const visit = (array: PDFArray, inheritedSig: boolean) => {
+    for (let i = 0; i < array.size(); i++) {
+      const field = array.lookupMaybe(i, PDFDict);
+      if (!field || seen.has(field)) continue;
+      seen.add(field);
+      const isSig = field.get(FT) === SIG || (field.get(FT) === undefined && inheritedSig);
+      if (isSig && field.get(V) !== undefined) count += 1;
+      const kids = field.lookupMaybe(KIDS, PDFArray);
+      if (kids) visit(kids, isSig);
+    }
+  };
+  visit(fields, false);
+  return count;
+};
+
+/**
+ * Prepare to sign a document that is already signed: refuse a certified one (its author allowed no
+ * pages or content to be added, which signing here does), find its last cross-reference section, and
+ * record how every object looks now.
+ */
+export const prepareIncrementalUpdate = (doc: PDFDocument, bytes: Buffer): UpdateBase => {
+  if (doc.catalog.lookupMaybe(PERMS, PDFDict)?.get(DOC_MDP) !== undefined) {
+    throw new ServiceError(
+      'invalid_argument',
+      'file: the PDF is certified by its author (DocMDP), which forbids adding the signature and audit page',
+      'file',
+    );
+  }
+  const at = bytes.lastIndexOf(STARTXREF);
+  const previousXref =
+    at < 0 ? NaN : Number(/^\s*(\d+)/.exec(bytes.toString('latin1', at + 9, at + 40))?.[1]);
+  if (!Number.isSafeInteger(previousXref) || previousXref >= bytes.length) {
+    throw new ServiceError(
+      'invalid_argument',
+      'file: the PDF is signed but damaged (its last startxref is missing or wrong), so it cannot be countersigned',
+      'file',
+    );
+  }
+  // New objects must not take a number the original uses, its object and cross-reference streams
+  // included (pdf-lib does not count those): start above the largest /Size of the last section.
+  const sizes = [...bytes.toString('latin1', previousXref, at).matchAll(/\/Size\s+(\d+)/g)].map((m) =>
+    Number(m[1]),
+  );
+  doc.context.largestObjectNumber = Math.max(doc.context.largestObjectNumber, ...sizes.map((n) => n - 1));
+  return { bytes, previousXref, fingerprints: snapshot(doc.context) };
+};
+
+const snapshot = (context: PDFContext): Map<string, Fingerprint> => {
+  const fingerprints = new Map<string, Fingerprint>();
+  for (const [ref, object] of context.enumerateIndirectObjects()) {
+    fingerprints.set(keyOf(ref), fingerprintOf(object));
+  }
+  return fingerprints;
+};
+
+/** The recorded look of an original object, or undefined for an object added while signing. */
+export const fingerprintFor = (base: UpdateBase, ref: PDFRef): Fingerprint | undefined =>
+  base.fingerprints.get(keyOf(ref));
