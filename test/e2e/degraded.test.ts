@@ -72,6 +72,25 @@ describe('when parts of the system are down or overloaded', () => {
     expect(await blob.list('uploads/')).toEqual([]);
   });
 
+  it('answers 503 when the document store is down after signing, and keeps no unrecorded signed PDF', async () => {
+    const { apiKey } = await newKey();
+    const signers = await test.startMore({ services: ['pdf-signer'] });
+    try {
+      const res = await fetch(`${stack.gatewayUrl}/api/v1/sign`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}` },
+        body: form(),
+      });
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: string }).error).toMatch(/document service is unavailable/);
+    } finally {
+      await signers.stop();
+    }
+    const blob = createBlobStore({ ...test.s3, bucket: 'esign' });
+    expect(await blob.list('signed/')).toEqual([]);
+    expect(await blob.list('uploads/')).toEqual([]);
+  });
+
   it('answers 503 when the key service is down, and recovers when it is back', async () => {
     const { apiKey } = await newKey();
     await stack.stopService('key');

@@ -24,6 +24,17 @@ import { extractTraceContext, injectTraceContext } from './trace-context';
 const tracer = trace.getTracer('@esign/bus');
 
 /** What a request handler receives besides the request. */
+
+/**
+ * `unavailable` because nothing was listening: the request reached no service, so it certainly had no
+ * effect (unlike a timeout, after which the work may have been done all the same).
+ */
+export class NotDeliveredError extends ServiceError {
+  constructor(message: string) {
+    super('unavailable', message);
+  }
+}
+
 export interface HandlerContext {
   readonly logger: Logger;
   readonly subject: string;
@@ -177,17 +188,11 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
                 headers: injectTraceContext(context.active()),
               });
             } catch (err) {
-              if (
-                isNatsError(err) &&
-                (err.code === (NatsErrorCode.NoResponders as string) ||
-                  err.code === (NatsErrorCode.Timeout as string))
-              ) {
-                throw new ServiceError(
-                  'unavailable',
-                  err.code === (NatsErrorCode.NoResponders as string)
-                    ? `${subject.split('.')[0] ?? subject} service is unavailable`
-                    : `${subject} timed out`,
-                );
+              if (isNatsError(err) && err.code === (NatsErrorCode.NoResponders as string)) {
+                throw new NotDeliveredError(`${subject.split('.')[0] ?? subject} service is unavailable`);
+              }
+              if (isNatsError(err) && err.code === (NatsErrorCode.Timeout as string)) {
+                throw new ServiceError('unavailable', `${subject} timed out`);
               }
               if (isNatsError(err)) throw new ServiceError('unavailable', `message bus: ${err.message}`);
               throw err;

@@ -1,12 +1,14 @@
 import type { Request, Response, Router } from 'express';
 import express from 'express';
-import { DocumentRecord, PdfSign, ServiceError, type TPosition, type TSignature } from '@esign/contracts';
+import { PdfSign, ServiceError } from '@esign/contracts';
+import type { TPosition, TSignature } from '@esign/contracts';
 import type { GatewayDeps } from '../deps';
 import { principalOf } from '../http/auth';
 import { clientIp, userAgent } from '../http/client-info';
 import { receiveUpload } from '../http/receive-upload';
 import { parseImageDataUri } from '../http/sniff';
 import { parseOrThrow } from '../http/validation';
+import { recordOrDiscard } from './record-or-discard';
 import { ZSignFields, type TSignFields } from '../sign-fields';
 import { renderSignReference, signReference } from '../pages/sign-reference';
 
@@ -101,7 +103,7 @@ export const signRouter = (deps: GatewayDeps): Router => {
         });
       // 200 only once the record is durable: a GET right after finds it.
       const t2 = performance.now();
-      await deps.bus.request(DocumentRecord, {
+      await recordOrDiscard(deps, principal.accountId, signed.signedKey, {
         accountId: principal.accountId,
         auditId: signed.auditId,
         fileName: upload.file.fileName,
