@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
+import { createPresigner } from './presign';
 
 /** Object storage behind the S3 protocol (MinIO, any S3, or the embedded server in dev and tests). */
 export interface BlobStore {
@@ -78,13 +79,15 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
     pathStyle: true,
   });
   const { bucket } = options;
+  const presign = createPresigner(options);
 
   // Data moves over plain HTTP to presigned URLs: the signature covers the request, not the payload
   // (UNSIGNED-PAYLOAD), so nothing hashes the bytes on their way; minio-js would MD5 (and, over http,
-  // SHA-256) every buffer it puts. Control calls (buckets, multipart, stat, list) still use minio-js.
+  // SHA-256) every buffer it puts. Deletes go the same way. URLs are presigned here (./presign), with
+  // the day's signing key derived once. Control calls (buckets, multipart, stat, list) use minio-js.
   const agent = useSSL ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const send = useSSL ? httpsRequest : httpRequest;
-  const transfer = (method: 'GET' | 'PUT', url: string, body?: Buffer, contentType?: string) =>
+  const transfer = (method: 'GET' | 'PUT' | 'DELETE', url: string, body?: Buffer, contentType?: string) =>
     new Promise<IncomingMessage>((resolve, reject) => {
       const headers: Record<string, string | number> = {};
       if (body) headers['Content-Length'] = body.length;
@@ -92,7 +95,7 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
       const req = send(url, { method, agent, headers }, (res) => {
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) {
-          if (method === 'PUT') res.resume();
+          if (method !== 'GET') res.resume();
           resolve(res);
           return;
         }
@@ -109,7 +112,7 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
     });
 
   const getBuffer = async (key: string, options?: { maxBytes?: number }): Promise<Buffer> => {
-    const res = await transfer('GET', await client.presignedUrl('GET', bucket, key, URL_TTL_SECONDS));
+    const res = await transfer('GET', presign('GET', bucket, key, URL_TTL_SECONDS));
     const length = Number(res.headers['content-length']);
     if (options?.maxBytes !== undefined && length > options.maxBytes) {
       res.destroy();
@@ -158,12 +161,7 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
     async put(key, body, opts) {
       const contentType = opts?.contentType ?? 'application/octet-stream';
       if (Buffer.isBuffer(body)) {
-        await transfer(
-          'PUT',
-          await client.presignedUrl('PUT', bucket, key, URL_TTL_SECONDS),
-          body,
-          contentType,
-        );
+        await transfer('PUT', presign('PUT', bucket, key, URL_TTL_SECONDS), body, contentType);
         return body.length;
       }
       // Parts are buffered up to PART_BYTES; a stream shorter than that goes up in one PUT. A longer one
@@ -175,10 +173,7 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
       let inFlight: Promise<void> = Promise.resolve();
       const etags: { part: number; etag: string }[] = [];
       const sendPart = async (id: string, part: number, payload: Buffer) => {
-        const url = await client.presignedUrl('PUT', bucket, key, URL_TTL_SECONDS, {
-          partNumber: String(part),
-          uploadId: id,
-        });
+        const url = presign('PUT', bucket, key, URL_TTL_SECONDS, { partNumber: String(part), uploadId: id });
         const res = await transfer('PUT', url, payload);
         etags.push({ part, etag: String(res.headers.etag ?? '').replace(/"/g, '') });
       };
@@ -204,12 +199,7 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
         }
         if (!uploadId) {
           const whole = Buffer.concat(chunks, buffered);
-          await transfer(
-            'PUT',
-            await client.presignedUrl('PUT', bucket, key, URL_TTL_SECONDS),
-            whole,
-            contentType,
-          );
+          await transfer('PUT', presign('PUT', bucket, key, URL_TTL_SECONDS), whole, contentType);
           return total;
         }
         if (buffered > 0) await flushPart();
@@ -223,7 +213,7 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
         throw err;
       }
     },
-    get: async (key) => transfer('GET', await client.presignedUrl('GET', bucket, key, URL_TTL_SECONDS)),
+    get: async (key) => transfer('GET', presign('GET', bucket, key, URL_TTL_SECONDS)),
     getBuffer,
     async stat(key) {
       try {
@@ -235,7 +225,7 @@ export const createBlobStore = (options: BlobOptions): BlobStore => {
       }
     },
     async remove(key) {
-      await client.removeObject(bucket, key);
+      await transfer('DELETE', presign('DELETE', bucket, key, URL_TTL_SECONDS));
     },
     async list(prefix) {
       const keys: string[] = [];
