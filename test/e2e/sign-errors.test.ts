@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeEncryptedPdf, makePdf, makePng, makeTruncatedPdf } from '@esign/testing';
+import { makeEncryptedPdf, makeInflatingPdf, makePdf, makePng, makeTruncatedPdf } from '@esign/testing';
 import { baseUrl, createAccount, dataUri, errorOf, sign, type TestAccount } from './harness';
 
 let account: TestAccount;
@@ -167,6 +167,11 @@ describe('POST /api/v1/sign rejects bad input with a JSON error naming the field
       /^file must be one of PDF, PNG, JPEG/,
     ],
     ['an empty file', () => Promise.resolve(Buffer.alloc(0)), /^file is empty/],
+    [
+      'a decompression bomb (256 KB that inflates to 256 MB)',
+      () => makeInflatingPdf(256 * 1024 * 1024),
+      /^file: .*inflate to more than 128 MB/,
+    ],
   ])('answers 400, never 500 or a hang, for %s', async (_name, make, pattern) => {
     const bytes = await make();
     await expectError({ ...signer, signatureData: signature }, 400, pattern, { bytes, name: 'bad.pdf' });

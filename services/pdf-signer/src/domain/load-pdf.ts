@@ -1,5 +1,6 @@
 import { ParseSpeeds, PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
+import { DecodeBudgetExceeded, withDecodeBudget } from './decode-budget';
 
 const HEADER = Buffer.from('%PDF-', 'latin1');
 const EOF_MARKER = Buffer.from('%%EOF', 'latin1');
@@ -20,6 +21,12 @@ const DAMAGED_MESSAGES = [
 ];
 
 const ENCRYPT_KEY = Buffer.from('/Encrypt', 'latin1');
+
+/**
+ * Most that parsing one upload may inflate (object and cross-reference streams). Real documents need
+ * a small fraction of it: their object streams hold dictionaries, not page content or images.
+ */
+export const MAX_DECODED_BYTES = 128 * 1024 * 1024;
 
 const invalidFile = (message: string) => new ServiceError('invalid_argument', `file: ${message}`, 'file');
 
@@ -70,15 +77,22 @@ export const loadPdf = async (bytes: Buffer): Promise<PDFDocument> => {
   }
   let doc: PDFDocument;
   try {
-    doc = await quietly(() =>
-      PDFDocument.load(bytes, {
-        // Fastest = parse every object in one go (objects per tick: Infinity).
-        parseSpeed: ParseSpeeds.Fastest,
-        updateMetadata: false,
-        throwOnInvalidObject: false,
-      }),
+    doc = await withDecodeBudget(MAX_DECODED_BYTES, () =>
+      quietly(() =>
+        PDFDocument.load(bytes, {
+          // Fastest = parse every object in one go (objects per tick: Infinity).
+          parseSpeed: ParseSpeeds.Fastest,
+          updateMetadata: false,
+          throwOnInvalidObject: false,
+        }),
+      ),
     );
   } catch (err) {
+    if (err instanceof DecodeBudgetExceeded) {
+      throw invalidFile(
+        `the PDF's compressed objects inflate to more than ${MAX_DECODED_BYTES / 1024 / 1024} MB (a decompression bomb?)`,
+      );
+    }
     if ((err instanceof Error && ENCRYPTED_MESSAGE.test(err.message)) || mentionsEncryption(bytes))
       throw encrypted();
     throw invalidFile('the PDF is damaged and cannot be read');
