@@ -59,6 +59,8 @@ beforeAll(async () => {
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_METRICS_EXPORTER: 'none',
       OTEL_LOGS_EXPORTER: 'none',
+      // The outbox is polled often here, so that idle polls would show up if they were traced.
+      OUTBOX_POLL_MS: '100',
     },
   });
   stack = test.stack;
@@ -119,5 +121,30 @@ describe('tracing', () => {
     // The HTTP server span of the gateway and the database work of the store belong to the same trace.
     expect(names.some((n) => n.startsWith('gateway ') && /POST/.test(n))).toBe(true);
     expect(names.some((n) => n.startsWith('document-store pg.query'))).toBe(true);
+  });
+
+  it('traces the outbox publishing the event as a trace of its own, and leaves idle polls untraced', async () => {
+    // By now the outbox has been polled many times; the sign above left one event to publish.
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !spans.some((s) => s.name === 'outbox publish')) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    const store = spans.filter((s) => s.service === 'document-store');
+    const publish = store.filter((s) => s.name === 'outbox publish');
+    expect(publish).toHaveLength(1);
+    const signTrace = spans.find((s) => s.name === 'pdf.sign process')?.traceId;
+    expect(publish[0]?.traceId).not.toBe(signTrace);
+    // Every trace the store sent is one of its operations (a request, the outbox, its migration): no
+    // trace of a bare poll (begin/select/commit) or of a readiness probe.
+    const traces = new Map<string, string[]>();
+    for (const s of store) traces.set(s.traceId, [...(traces.get(s.traceId) ?? []), s.name]);
+    expect(traces.size).toBeGreaterThanOrEqual(3);
+    for (const [traceId, names] of traces) {
+      expect(
+        names.some((n) => /^(document\.\w+ process|outbox publish|migrate documents)$/.test(n)),
+        `trace ${traceId} is only ${names.join(', ')}`,
+      ).toBe(true);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { inNewTrace } from '@esign/telemetry';
 
 export interface Database<S extends Record<string, unknown>> {
   readonly pool: pg.Pool;
@@ -50,21 +51,23 @@ export const migrateSchema = async (options: {
   pool: pg.Pool;
   schema: string;
   migrationsFolder: string;
-}): Promise<void> => {
-  const client = await options.pool.connect();
-  try {
-    await client.query('select pg_advisory_lock(hashtext($1))', [`migrate:${options.schema}`]);
+}): Promise<void> =>
+  // One trace for the whole migration rather than one per statement.
+  inNewTrace(`migrate ${options.schema}`, {}, async () => {
+    const client = await options.pool.connect();
     try {
-      await client.query(`create schema if not exists "${options.schema}"`);
-      await migrate(drizzle(client), {
-        migrationsFolder: options.migrationsFolder,
-        migrationsSchema: options.schema,
-        migrationsTable: '__migrations',
-      });
+      await client.query('select pg_advisory_lock(hashtext($1))', [`migrate:${options.schema}`]);
+      try {
+        await client.query(`create schema if not exists "${options.schema}"`);
+        await migrate(drizzle(client), {
+          migrationsFolder: options.migrationsFolder,
+          migrationsSchema: options.schema,
+          migrationsTable: '__migrations',
+        });
+      } finally {
+        await client.query('select pg_advisory_unlock(hashtext($1))', [`migrate:${options.schema}`]);
+      }
     } finally {
-      await client.query('select pg_advisory_unlock(hashtext($1))', [`migrate:${options.schema}`]);
+      client.release();
     }
-  } finally {
-    client.release();
-  }
-};
+  });

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { untraced } from './background';
 
 export interface HealthServer {
   readonly port: number;
@@ -21,7 +22,8 @@ export const startHealthServer = async (options: {
     };
     if (req.url === '/healthz') return reply(200, { status: 'ok' });
     if (req.url === '/readyz') {
-      Promise.resolve(options.ready())
+      // Probes come every few seconds: their checks are not traced (nor is the probe, see tracing.ts).
+      Promise.resolve(untraced(options.ready))
         .then((ok) => reply(ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' }))
         .catch(() => reply(503, { status: 'not ready' }));
       return;

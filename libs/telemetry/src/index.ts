@@ -2,3 +2,4 @@ export * from './logger';
 export * from './health';
 export * from './shutdown';
 export * from './run-service';
+export * from './background';

@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { untraced } from '@esign/telemetry';
 import type { GatewayDeps } from './deps';
 import { requireApiKey } from './http/auth';
 import { errorHandler, sendError } from './http/errors';
@@ -31,7 +32,8 @@ export const createApp = (deps: GatewayDeps): Express => {
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
-    const ready = deps.bus.isConnected() && (await deps.blob.ping());
+    // Probes come every few seconds: their checks are not traced (nor is the probe itself, see tracing.ts).
+    const ready = deps.bus.isConnected() && (await untraced(() => deps.blob.ping()));
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
 

@@ -1,4 +1,4 @@
-import type { Logger } from '@esign/telemetry';
+import { inNewTrace, untraced, type Logger } from '@esign/telemetry';
 import type { OutboxRepository, TBatchOutcome, TOutboxRow } from './outbox-repository';
 
 /** The running relay. */
@@ -37,11 +37,15 @@ export const startOutboxRelay = (options: {
 
   const drain = async (): Promise<void> => {
     for (;;) {
-      const pass = await options.outbox.publishPending({
-        limit: options.batchSize,
-        subjects: options.subjects,
-        publish: options.publish,
-      });
+      // Polls are not traced; a batch that goes out is, as a trace of its own.
+      const pass = await untraced(() =>
+        options.outbox.publishPending({
+          limit: options.batchSize,
+          subjects: options.subjects,
+          publish: (rows) =>
+            inNewTrace('outbox publish', { 'outbox.rows': rows.length }, () => options.publish(rows)),
+        }),
+      );
       if (pass.published > 0) logger.debug('outbox rows published', { count: pass.published });
       if (pass.failure !== undefined) {
         // Logged when the relay starts failing and when it recovers, not on every poll.
