@@ -2,6 +2,18 @@ import { z } from 'zod';
 import { defineEvent, defineRequest } from './define';
 import { ZAuditEvent, ZAuditId, ZFileHash, ZIsoTimestamp } from './common';
 
+/**
+ * An `Idempotency-Key` header value: 1-255 visible ASCII characters (a UUID is typical). Scoped to the
+ * account; remembered as long as the document it produced.
+ */
+export const ZIdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'must be 1-255 visible ASCII characters');
+
+const ZSha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
 /** A signed document as the list endpoint shows it. */
 export const ZDocumentRecord = z.object({
   id: z.uuid(),
@@ -48,6 +60,8 @@ export const ZRecordDocumentRequest = z.object({
   size: z.number().int().positive(),
   pageCount: z.number().int().positive(),
   events: z.array(ZAuditEvent),
+  /** The client's Idempotency-Key and the fingerprint of the request it came with (both or neither). */
+  idempotency: z.object({ key: ZIdempotencyKey, requestHash: ZSha256Hex }).optional(),
 });
 export type TRecordDocumentRequest = z.infer<typeof ZRecordDocumentRequest>;
 
@@ -90,6 +104,24 @@ export const DocumentGet = defineRequest(
   'document.get',
   z.object({ accountId: z.uuid(), auditId: z.string() }),
   ZDocumentDetail,
+);
+
+/**
+ * The document an account's Idempotency-Key produced, with the fingerprint of the request that made
+ * it, so that a retry can be answered with the same document; `not_found` when the key is unused.
+ */
+export const DocumentFindByIdempotencyKey = defineRequest(
+  'document.find-by-idempotency-key',
+  z.object({ accountId: z.uuid(), key: ZIdempotencyKey }),
+  z.object({
+    auditId: ZAuditId,
+    requestHash: ZSha256Hex,
+    fileName: z.string(),
+    signedAt: ZIsoTimestamp,
+    fileHash: ZFileHash,
+    objectKey: z.string(),
+    size: z.number().int(),
+  }),
 );
 
 /** Published from document-store's outbox once a signed document is durable. */

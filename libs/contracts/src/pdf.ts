@@ -62,3 +62,12 @@ export type TSignPdfReply = z.infer<typeof ZSignPdfReply>;
 
 /** Stamp, add the audit trail, seal; store the signed PDF; never returns file bytes. */
 export const PdfSign = defineRequest('pdf.sign', ZSignPdfRequest, ZSignPdfReply);
+
+/** `<base name>-signed.pdf`: the original name without folders or extension. */
+export const signedFileNameFor = (fileName: string): string => {
+  const base = (fileName.split(/[/\\]/).pop() ?? '')
+    .replace(/[\p{Cc}\p{Cf}]/gu, '')
+    .replace(/\.[^.]*$/, '')
+    .trim();
+  return `${base || 'document'}-signed.pdf`;
+};

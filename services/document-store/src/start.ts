@@ -5,6 +5,7 @@ import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
 import type { TDocumentStoreConfig } from './config';
 import { createDocumentRepository } from './db/document-repository';
 import { schema } from './db/schema';
+import { findByIdempotencyKeyHandler } from './handlers/find-by-idempotency-key';
 import { getHandler } from './handlers/get';
 import { listHandler } from './handlers/list';
 import { recordHandler } from './handlers/record';
@@ -24,7 +25,7 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
 /**
  * Migrate the `documents` schema, make sure the JetStream event stream exists, start the outbox relay
- * and serve `document.record`, `document.list` and `document.get`.
+ * and serve `document.record`, `document.list`, `document.get` and `document.find-by-idempotency-key`.
  */
 export const startDocumentStore = async (
   config: TDocumentStoreConfig,
@@ -59,6 +60,7 @@ export const startDocumentStore = async (
       recordHandler({ documents, onRecorded: outboxRelay.notify }),
       listHandler({ documents }),
       getHandler({ documents }),
+      findByIdempotencyKeyHandler({ documents }),
     ]);
     const health = await startHealthServer({
       port: config.HEALTH_PORT,

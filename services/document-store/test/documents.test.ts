@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJson, encodeJson, ZEnvelope } from '@esign/bus';
 import {
+  DocumentFindByIdempotencyKey,
   DocumentGet,
   DocumentList,
   DocumentRecord,
@@ -155,6 +156,50 @@ describe('document.record and document.get', () => {
       'not_found',
     ]);
     expect(otherAccount.message).toBe(unknown.message);
+  });
+
+  it('remembers an Idempotency-Key per account: one document per key, found again by it', async () => {
+    const idempotency = { key: `retry-${randomUUID()}`, requestHash: 'a'.repeat(64) };
+    const first = recordRequest({ idempotency });
+    await record(first);
+    const found = await bed.client.request(DocumentFindByIdempotencyKey, {
+      accountId: first.accountId,
+      key: idempotency.key,
+    });
+    expect(found).toEqual({
+      auditId: first.auditId,
+      requestHash: idempotency.requestHash,
+      fileName: first.fileName,
+      signedAt: first.signedAt,
+      fileHash: first.fileHash,
+      objectKey: first.objectKey,
+      size: first.size,
+    });
+
+    // The same key for a second document of the account: refused, and nothing of it written.
+    const second = recordRequest({ accountId: first.accountId, idempotency });
+    const taken = await rejection(record(second));
+    expect(taken).toMatchObject({ code: 'conflict', field: 'Idempotency-Key' });
+    const written = await db.query('select 1 from documents.documents where audit_id = $1', [second.auditId]);
+    expect(written.rowCount).toBe(0);
+    const outbox = await db.query(`select 1 from documents.outbox where payload->>'auditId' = $1`, [
+      second.auditId,
+    ]);
+    expect(outbox.rowCount).toBe(0);
+
+    // Keys are the account's own: another account may use the same one, and cannot find the first.
+    const other = recordRequest({ idempotency });
+    await record(other);
+    const unknown = await rejection(
+      bed.client.request(DocumentFindByIdempotencyKey, { accountId: randomUUID(), key: idempotency.key }),
+    );
+    expect(unknown.code).toBe('not_found');
+    // Documents recorded without a key are not found by any.
+    await record(recordRequest({ accountId: first.accountId }));
+    const none = await rejection(
+      bed.client.request(DocumentFindByIdempotencyKey, { accountId: first.accountId, key: 'never-used' }),
+    );
+    expect(none.code).toBe('not_found');
   });
 
   it('rejects text Postgres cannot store faithfully', async () => {

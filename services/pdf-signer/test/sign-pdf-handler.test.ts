@@ -8,7 +8,8 @@ import { createLogger } from '@esign/telemetry';
 import { makePdf, makePng, startTestS3 } from '@esign/testing';
 import type { TestS3 } from '@esign/testing';
 import { createSigner } from '../src/index';
-import { createSignPdfHandler, signedFileNameFor } from '../src/handlers/sign-pdf';
+import { signedFileNameFor } from '@esign/contracts';
+import { createSignPdfHandler } from '../src/handlers/sign-pdf';
 
 let s3: TestS3;
 let blob: BlobStore;

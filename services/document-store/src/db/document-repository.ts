@@ -40,6 +40,8 @@ export interface DocumentRepository {
     accountId: string;
     auditId: string;
   }): Promise<{ document: TDocumentRow; auditLog: TStoredAuditEvent[] } | undefined>;
+  /** The document an account's Idempotency-Key produced. */
+  findByIdempotencyKey(options: { accountId: string; key: string }): Promise<TDocumentRow | undefined>;
 }
 
 /** `%`, `_` and the escape character itself are matched literally by LIKE after this. */
@@ -84,6 +86,14 @@ export const createDocumentRepository = ({
       db.select({ total: count() }).from(documents).where(where),
     ]);
     return { rows, total: totals[0]?.total ?? 0 };
+  },
+
+  async findByIdempotencyKey({ accountId, key }) {
+    const [document] = await db
+      .select()
+      .from(documents)
+      .where(and(eq(documents.accountId, accountId), eq(documents.idempotencyKey, key)));
+    return document;
   },
 
   async findDocument({ accountId, auditId }) {

@@ -17,7 +17,16 @@ export interface TNewDocument {
   readonly objectKey: string;
   readonly size: number;
   readonly pageCount: number;
+  readonly idempotencyKey?: string;
+  readonly requestHash?: string;
 }
+
+/** The account already used this Idempotency-Key for another document (nothing was written). */
+export class IdempotencyKeyTaken extends Error {
+  override readonly name = 'IdempotencyKeyTaken';
+}
+
+const IDEMPOTENCY_INDEX = 'documents_account_idempotency_key_idx';
 
 /** An event to publish once the transaction that wrote it commits. */
 export interface TOutboxEntry {
@@ -38,9 +47,9 @@ const INSERT_DOCUMENT_RECORD = `
 with document as (
   insert into documents.documents (
     id, account_id, audit_id, file_name, signer_name, signer_email, ip_address, user_agent,
-    signed_at, file_hash, original_hash, object_key, size, page_count
+    signed_at, file_hash, original_hash, object_key, size, page_count, idempotency_key, request_hash
   )
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $17, $18)
   on conflict (audit_id) do nothing
   returning id
 ), audit as (
@@ -60,7 +69,7 @@ select id from document`;
 /**
  * Insert a document, its audit log and its outbox entries atomically, in one round trip through a
  * statement each pooled connection prepares once. `false` (and nothing written) when a document with
- * this audit ID exists.
+ * this audit ID exists; `IdempotencyKeyTaken` (nothing written) when the account used the key before.
  */
 export const insertDocumentRecord = async (
   pool: pg.Pool,
@@ -71,27 +80,35 @@ export const insertDocumentRecord = async (
   },
 ): Promise<boolean> => {
   const { document: d } = input;
-  const result = await pool.query<{ id: string }>({
-    name: 'documents.insert-document-record',
-    text: INSERT_DOCUMENT_RECORD,
-    values: [
-      d.id,
-      d.accountId,
-      d.auditId,
-      d.fileName,
-      d.signerName,
-      d.signerEmail,
-      d.ipAddress,
-      d.userAgent,
-      d.signedAt.toISOString(),
-      d.fileHash,
-      d.originalHash,
-      d.objectKey,
-      d.size,
-      d.pageCount,
-      JSON.stringify(input.auditLog),
-      JSON.stringify(input.events),
-    ],
-  });
+  const result = await pool
+    .query<{ id: string }>({
+      name: 'documents.insert-document-record',
+      text: INSERT_DOCUMENT_RECORD,
+      values: [
+        d.id,
+        d.accountId,
+        d.auditId,
+        d.fileName,
+        d.signerName,
+        d.signerEmail,
+        d.ipAddress,
+        d.userAgent,
+        d.signedAt.toISOString(),
+        d.fileHash,
+        d.originalHash,
+        d.objectKey,
+        d.size,
+        d.pageCount,
+        JSON.stringify(input.auditLog),
+        JSON.stringify(input.events),
+        d.idempotencyKey ?? null,
+        d.requestHash ?? null,
+      ],
+    })
+    .catch((err: unknown) => {
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505' && e.constraint === IDEMPOTENCY_INDEX) throw new IdempotencyKeyTaken();
+      throw err;
+    });
   return result.rowCount === 1;
 };

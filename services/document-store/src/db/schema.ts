@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgSchema, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /** Everything document-store keeps lives in its own Postgres schema. */
 export const documentsSchema = pgSchema('documents');
@@ -29,8 +39,14 @@ export const documents = documentsSchema.table(
     size: integer('size').notNull(),
     pageCount: integer('page_count').notNull(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
+    /** The client's Idempotency-Key, unique per account, and the SHA-256 of the request it came with. */
+    idempotencyKey: text('idempotency_key'),
+    requestHash: text('request_hash'),
   },
   (t) => [
+    uniqueIndex('documents_account_idempotency_key_idx')
+      .on(t.accountId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
     index('documents_account_signed_at_idx').on(t.accountId, t.signedAt, t.id),
     index('documents_account_file_name_idx').on(t.accountId, t.fileName, t.id),
     index('documents_account_created_at_idx').on(t.accountId, t.createdAt, t.id),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DocumentSigned, ServiceError, type TRecordDocumentRequest } from '@esign/contracts';
 import type { z } from 'zod';
 import type { DocumentRepository } from '../db/document-repository';
+import { IdempotencyKeyTaken } from '../db/insert-document-record';
 import { chainAuditLog } from './chain-audit-log';
 import { findUnstorableText } from './find-unstorable-text';
 
@@ -11,7 +12,8 @@ export const RECORDED_EVENT = 'document.recorded';
 /**
  * Record a signed document: the document row, its hash-chained audit log (the request's events, then
  * `document.recorded`) and the `events.document.signed` outbox row, all in one transaction.
- * `conflict` when the audit ID is already recorded.
+ * `conflict` when the audit ID is already recorded, or when the account used the request's
+ * Idempotency-Key before (field `Idempotency-Key`: the caller looks up what that key produced).
  */
 export const recordDocument = async (options: {
   documents: DocumentRepository;
@@ -39,39 +41,52 @@ export const recordDocument = async (options: {
     })),
     { event: RECORDED_EVENT, timestamp: recordedAt.toISOString(), details: { fileHash: request.fileHash } },
   ]);
-  const recorded = await options.documents.recordDocument({
-    document: {
-      id,
-      accountId: request.accountId,
-      auditId: request.auditId,
-      fileName: request.fileName,
-      signerName: request.signerName,
-      signerEmail: request.signerEmail,
-      ipAddress: request.ipAddress,
-      userAgent: request.userAgent,
-      signedAt,
-      fileHash: request.fileHash,
-      originalHash: request.originalHash,
-      objectKey: request.objectKey,
-      size: request.size,
-      pageCount: request.pageCount,
-    },
-    auditLog,
-    events: [
-      {
-        id: randomUUID(),
-        subject: DocumentSigned.subject,
-        // Built from fields the request schema already checked; the relay checks it again before publishing.
-        payload: {
-          documentId: id,
-          accountId: request.accountId,
-          auditId: request.auditId,
-          fileHash: request.fileHash,
-          signedAt: signedAt.toISOString(),
-        } satisfies z.input<(typeof DocumentSigned)['payload']>,
+  const recorded = await options.documents
+    .recordDocument({
+      document: {
+        id,
+        accountId: request.accountId,
+        auditId: request.auditId,
+        fileName: request.fileName,
+        signerName: request.signerName,
+        signerEmail: request.signerEmail,
+        ipAddress: request.ipAddress,
+        userAgent: request.userAgent,
+        signedAt,
+        fileHash: request.fileHash,
+        originalHash: request.originalHash,
+        objectKey: request.objectKey,
+        size: request.size,
+        pageCount: request.pageCount,
+        idempotencyKey: request.idempotency?.key,
+        requestHash: request.idempotency?.requestHash,
       },
-    ],
-  });
+      auditLog,
+      events: [
+        {
+          id: randomUUID(),
+          subject: DocumentSigned.subject,
+          // Built from fields the request schema already checked; the relay checks it again before publishing.
+          payload: {
+            documentId: id,
+            accountId: request.accountId,
+            auditId: request.auditId,
+            fileHash: request.fileHash,
+            signedAt: signedAt.toISOString(),
+          } satisfies z.input<(typeof DocumentSigned)['payload']>,
+        },
+      ],
+    })
+    .catch((err: unknown) => {
+      if (err instanceof IdempotencyKeyTaken) {
+        throw new ServiceError(
+          'conflict',
+          'Idempotency-Key: this key was already used for another document of this account',
+          'Idempotency-Key',
+        );
+      }
+      throw err;
+    });
   if (!recorded) {
     throw new ServiceError(
       'conflict',

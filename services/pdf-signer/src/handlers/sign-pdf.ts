@@ -1,18 +1,9 @@
-import { ServiceError } from '@esign/contracts';
+import { ServiceError, signedFileNameFor } from '@esign/contracts';
 import type { PdfSign } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
 import { isMissingObject, isTooLarge, UPLOAD_PREFIX } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
 import type { Signer } from '../domain/create-signer';
-
-/** `<base name>-signed.pdf`: the original name without folders or extension. */
-export const signedFileNameFor = (fileName: string): string => {
-  const base = (fileName.split(/[/\\]/).pop() ?? '')
-    .replace(/[\p{Cc}\p{Cf}]/gu, '')
-    .replace(/\.[^.]*$/, '')
-    .trim();
-  return `${base || 'document'}-signed.pdf`;
-};
 
 /** Where signed PDFs are kept. */
 export const signedKeyFor = (accountId: string, auditId: string): string =>
