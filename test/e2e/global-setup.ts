@@ -5,6 +5,8 @@ export interface StackInfo {
   gatewayUrl: string;
   natsUrl: string;
   busPrefix: string;
+  /** The embedded S3-protocol server (bucket `esign`), to look at what the stack stored. */
+  s3: { endpoint: string; accessKey: string; secretKey: string; region: string };
 }
 
 declare module 'vitest' {
@@ -28,6 +30,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     gatewayUrl: test.stack.gatewayUrl,
     natsUrl: test.natsUrl,
     busPrefix: test.busPrefix,
+    s3: {
+      endpoint: test.s3.endpoint,
+      accessKey: test.s3.accessKey,
+      secretKey: test.s3.secretKey,
+      region: test.s3.region,
+    },
   });
   return async () => {
     await test.stop();

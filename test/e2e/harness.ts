@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import { createBlobStore, type BlobStore } from '@esign/blob';
 import { connectBus, type Bus } from '@esign/bus';
 import { KeyCreate, KeyRevoke, type TPlan } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
@@ -7,6 +8,9 @@ const stack = inject('stack');
 
 /** Base URL of the gateway of the shared e2e stack. */
 export const baseUrl = stack.gatewayUrl;
+
+/** The stack's object storage, to check what it keeps (signed PDFs, uploads). */
+export const storage = (): BlobStore => createBlobStore({ ...stack.s3, bucket: 'esign' });
 
 let bus: Promise<Bus> | undefined;
 /** A bus client on the stack's prefix (to create and revoke keys as an operator would). */

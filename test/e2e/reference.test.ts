@@ -33,7 +33,8 @@ describe('GET /api/v1/sign (field reference)', () => {
   it('answers JSON for Accept: application/json, listing every field with its rule and default', async () => {
     const res = await fetch(`${baseUrl}/api/v1/sign`, { headers: { Accept: 'application/json' } });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { fields: Field[] };
+    const body = (await res.json()) as { fields: Field[]; headers: Record<string, string> };
+    expect(body.headers['Idempotency-Key']).toMatch(/same signed document/);
     const byName = new Map(body.fields.map((f) => [f.name, f]));
     expect([...byName.keys()].sort()).toEqual([...SPEC_FIELDS].sort());
     expect(byName.get('x')).toMatchObject({ type: 'number', default: 50, rule: '0-100' });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Request } from 'express';
@@ -14,6 +14,8 @@ export interface ReceivedFile {
   fileName: string;
   kind: TDocumentKind;
   size: number;
+  /** Hex SHA-256 of the file, when asked for (`hash`). */
+  sha256?: string;
 }
 
 export interface ReceivedUpload {
@@ -29,6 +31,8 @@ export interface ReceiveOptions {
   accept: readonly TDocumentKind[];
   /** Largest text field. */
   maxFieldBytes?: number;
+  /** Compute the file's SHA-256 while it streams through. */
+  hash?: boolean;
   logger?: Logger;
 }
 
@@ -99,6 +103,7 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
       let upload: Promise<number> | undefined;
       let size = 0;
       let kind: TDocumentKind | undefined;
+      const hasher = options.hash ? createHash('sha256') : undefined;
       const start = (first: Buffer) => {
         kind = sniffDocumentKind(first);
         if (!kind || !options.accept.includes(kind)) {
@@ -124,6 +129,7 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
       for await (const chunk of stream) {
         const buf = chunk as Buffer;
         size += buf.length;
+        hasher?.update(buf);
         if (!pass) {
           head = Buffer.concat([head, buf]);
           if (head.length >= SNIFF_BYTES) await start(head);
@@ -137,7 +143,7 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
       pass?.end();
       await upload;
       if (!kind || !storedKey) return;
-      file = { key: storedKey, fileName, kind, size };
+      file = { key: storedKey, fileName, kind, size, ...(hasher ? { sha256: hasher.digest('hex') } : {}) };
     };
 
     bb.on('file', (name, stream, info) => {

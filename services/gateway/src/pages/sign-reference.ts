@@ -14,6 +14,8 @@ export interface SignReference {
   endpoint: string;
   contentType: string;
   authentication: string;
+  /** Optional request headers and what they do. */
+  headers: Record<string, string>;
   fields: FieldReference[];
   response: Record<string, string>;
   errors: Record<string, string>;
@@ -82,14 +84,20 @@ export const signReference = (options: { maxFileBytes: number }): SignReference 
     endpoint: 'POST /api/v1/sign',
     contentType: 'multipart/form-data',
     authentication: 'Authorization: Bearer <API_KEY> (svc_live_…), Business plan',
+    headers: {
+      'Idempotency-Key':
+        'optional, 1-255 visible ASCII characters: a retry with the same key and the same request returns the same signed document (Idempotent-Replayed: true) instead of signing again',
+    },
     fields,
     response: {
-      '200': 'application/pdf: the signed PDF, with headers X-Audit-Id, X-Signed-At, Content-Disposition',
+      '200':
+        'application/pdf: the signed PDF, with headers X-Audit-Id, X-Signed-At, X-File-Hash, Content-Disposition',
     },
     errors: {
       '400': 'a field is missing or invalid (the message names it)',
       '401': 'Authorization header missing, key invalid or revoked',
       '403': 'account without API access (Business plan)',
+      '409': 'Idempotency-Key already used for a different request',
       '413': 'file larger than the limit',
       '429': 'rate limit exceeded (see Retry-After)',
       '503': 'a service behind the gateway is unavailable; retry',
@@ -149,6 +157,12 @@ ${ref.fields
   .join('\n')}
 </tbody>
 </table>
+<h2>Request headers</h2>
+<table id="headers"><tbody>
+${Object.entries(ref.headers)
+  .map(([name, text]) => `<tr><td><code>${escapeHtml(name)}</code></td><td>${escapeHtml(text)}</td></tr>`)
+  .join('\n')}
+</tbody></table>
 <h2>Responses</h2>
 <table><tbody>
 ${Object.entries({ ...ref.response, ...ref.errors })

@@ -1,11 +1,19 @@
 import type { Request, Response, Router } from 'express';
 import express from 'express';
-import { PdfSign, ServiceError } from '@esign/contracts';
+import { createHash } from 'node:crypto';
+import {
+  DocumentFindByIdempotencyKey,
+  PdfSign,
+  ServiceError,
+  signedFileNameFor,
+  ZIdempotencyKey,
+} from '@esign/contracts';
+import type { z } from 'zod';
 import type { TPosition, TSignature } from '@esign/contracts';
 import type { GatewayDeps } from '../deps';
 import { principalOf } from '../http/auth';
 import { clientIp, userAgent } from '../http/client-info';
-import { receiveUpload } from '../http/receive-upload';
+import { receiveUpload, type ReceivedFile } from '../http/receive-upload';
 import { parseImageDataUri } from '../http/sniff';
 import { parseOrThrow } from '../http/validation';
 import { recordOrDiscard } from './record-or-discard';
@@ -58,6 +66,90 @@ export const signReferenceRoute = (deps: GatewayDeps) => {
   };
 };
 
+/** The optional `Idempotency-Key` header, checked; undefined when absent. */
+const readIdempotencyKey = (req: Request): string | undefined => {
+  const value = req.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  const parsed = ZIdempotencyKey.safeParse(value);
+  if (!parsed.success) {
+    throw new ServiceError(
+      'invalid_argument',
+      'Idempotency-Key must be 1-255 visible ASCII characters (a UUID, for example)',
+      'Idempotency-Key',
+    );
+  }
+  return parsed.data;
+};
+
+/**
+ * What makes two sign requests the same request: the file's bytes and every field as sent. A retry
+ * sends both again unchanged; a different request under the same key is refused.
+ */
+const fingerprintOf = (file: ReceivedFile, fields: Record<string, string>): string =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        file.sha256,
+        file.fileName,
+        Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : 1)),
+      ]),
+    )
+    .digest('hex');
+
+/** The document an earlier request with this key produced; `conflict` if that request was another one. */
+const findEarlier = async (
+  deps: GatewayDeps,
+  accountId: string,
+  idempotency: { key: string; requestHash: string },
+): Promise<z.infer<typeof DocumentFindByIdempotencyKey.reply> | undefined> => {
+  const earlier = await deps.bus
+    .request(DocumentFindByIdempotencyKey, { accountId, key: idempotency.key })
+    .catch((err: unknown) => {
+      if (err instanceof ServiceError && err.code === 'not_found') return undefined;
+      throw err;
+    });
+  if (earlier && earlier.requestHash !== idempotency.requestHash) {
+    throw new ServiceError(
+      'conflict',
+      `Idempotency-Key was already used for a different request (document ${earlier.auditId})`,
+      'Idempotency-Key',
+    );
+  }
+  return earlier;
+};
+
+/** 200 with a signed PDF streamed from storage and the headers that describe it. */
+const sendSigned = async (
+  deps: GatewayDeps,
+  res: Response,
+  signed: {
+    auditId: string;
+    signedAt: string;
+    fileHash: string;
+    objectKey: string;
+    size: number;
+    fileName: string;
+    replayed: boolean;
+  },
+): Promise<void> => {
+  const body = await deps.blob.get(signed.objectKey);
+  res.status(200).set({
+    'Content-Type': 'application/pdf',
+    'Content-Length': String(signed.size),
+    'Content-Disposition': attachment(signedFileNameFor(signed.fileName)),
+    'X-Audit-Id': signed.auditId,
+    'X-Signed-At': signed.signedAt,
+    'X-File-Hash': signed.fileHash,
+    'Cache-Control': 'no-store',
+    ...(signed.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
+  });
+  body.on('error', (err) => {
+    deps.logger.error('streaming the signed PDF failed', { auditId: signed.auditId, err });
+    res.destroy(err);
+  });
+  body.pipe(res);
+};
+
 export const signRouter = (deps: GatewayDeps): Router => {
   const router = express.Router();
   router.post('/sign', async (req, res) => {
@@ -66,17 +158,32 @@ export const signRouter = (deps: GatewayDeps): Router => {
     const ipAddress = clientIp(req);
     const agent = userAgent(req);
     const t0 = performance.now();
+    const idempotencyKey = readIdempotencyKey(req);
     const upload = await receiveUpload(req, {
       blob: deps.blob,
       maxFileBytes: deps.config.SIGN_MAX_FILE_BYTES,
       accept: ['pdf', 'png', 'jpeg'],
       logger: deps.logger,
+      // A retry is recognised by its fingerprint, of which the file's SHA-256 is part.
+      hash: idempotencyKey !== undefined,
     });
     try {
       if (!upload.file)
         throw new ServiceError('invalid_argument', 'file is required (PDF, PNG or JPG)', 'file');
       const fields = parseOrThrow(ZSignFields, upload.fields);
       const signature = toSignature(fields);
+      const idempotency = idempotencyKey
+        ? { key: idempotencyKey, requestHash: fingerprintOf(upload.file, upload.fields) }
+        : undefined;
+      if (idempotency) {
+        const earlier = await findEarlier(deps, principal.accountId, idempotency);
+        if (earlier) {
+          // A retry of a request that was signed: the same document again, nothing signed twice.
+          await deps.blob.remove(upload.file.key).catch(() => undefined);
+          await sendSigned(deps, res, { ...earlier, replayed: true });
+          return;
+        }
+      }
       const t1 = performance.now();
       const signed = await deps.bus
         .request(
@@ -103,7 +210,7 @@ export const signRouter = (deps: GatewayDeps): Router => {
         });
       // 200 only once the record is durable: a GET right after finds it.
       const t2 = performance.now();
-      await recordOrDiscard(deps, principal.accountId, signed.signedKey, {
+      const recorded = recordOrDiscard(deps, principal.accountId, signed.signedKey, {
         accountId: principal.accountId,
         auditId: signed.auditId,
         fileName: upload.file.fileName,
@@ -118,23 +225,37 @@ export const signRouter = (deps: GatewayDeps): Router => {
         size: signed.size,
         pageCount: signed.pageCount,
         events: signed.events,
+        idempotency,
       });
+      const winner = await recorded.then(
+        () => undefined,
+        async (err: unknown) => {
+          // The same key was recorded meanwhile by a concurrent request (ours was discarded): answer
+          // with that document, as any later retry would be.
+          const lostRace =
+            idempotency &&
+            err instanceof ServiceError &&
+            err.field === 'Idempotency-Key' &&
+            err.code === 'conflict';
+          const earlier = lostRace ? await findEarlier(deps, principal.accountId, idempotency) : undefined;
+          if (!earlier) throw err;
+          return earlier;
+        },
+      );
+      if (winner) {
+        await sendSigned(deps, res, { ...winner, replayed: true });
+        return;
+      }
       const t3 = performance.now();
-      const body = await deps.blob.get(signed.signedKey);
-      res.status(200).set({
-        'Content-Type': 'application/pdf',
-        'Content-Length': String(signed.size),
-        'Content-Disposition': attachment(signed.signedFileName),
-        'X-Audit-Id': signed.auditId,
-        'X-Signed-At': signed.signedAt,
-        'X-File-Hash': signed.fileHash,
-        'Cache-Control': 'no-store',
+      await sendSigned(deps, res, {
+        auditId: signed.auditId,
+        signedAt: signed.signedAt,
+        fileHash: signed.fileHash,
+        objectKey: signed.signedKey,
+        size: signed.size,
+        fileName: upload.file.fileName,
+        replayed: false,
       });
-      body.on('error', (err) => {
-        deps.logger.error('streaming the signed PDF failed', { auditId: signed.auditId, err });
-        res.destroy(err);
-      });
-      body.pipe(res);
       res.once('finish', () => {
         const ms = (from: number, to: number) => Math.round((to - from) * 10) / 10;
         const t4 = performance.now();
