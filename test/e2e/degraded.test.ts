@@ -24,6 +24,7 @@ beforeAll(async () => {
       LOG_LEVEL: process.env.E2E_LOGS ? 'debug' : 'error',
       KEY_CACHE_TTL_MS: '600000',
       RATE_LIMIT_PER_MINUTE: '5',
+      RATE_LIMIT_SYNC_MS: '50',
     },
     onLine: (service: string, line: string) => {
       if (process.env.E2E_LOGS) console.log(`${service} | ${line}`);
@@ -54,6 +55,12 @@ afterAll(async () => {
   await bus?.drain();
   await test?.stop();
 });
+
+/** Rate-limit windows are whole clock minutes: start a short sequence well inside one. */
+const awayFromMinuteBoundary = async () => {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 500));
+};
 
 const newKey = async () =>
   await bus.request(KeyCreate, { email: `deg${Date.now()}${Math.random()}@example.com`, plan: 'business' });
@@ -129,6 +136,7 @@ describe('when parts of the system are down or overloaded', () => {
   });
 
   it('answers 429 with Retry-After past the rate limit, per key', async () => {
+    await awayFromMinuteBoundary();
     const a = await newKey();
     const b = await newKey();
     const statuses: number[] = [];
@@ -148,5 +156,25 @@ describe('when parts of the system are down or overloaded', () => {
       headers: { Authorization: `Bearer ${b.apiKey}` },
     });
     expect(other.status).not.toBe(429);
+  });
+  it('holds one rate limit across gateway replicas', async () => {
+    await awayFromMinuteBoundary();
+    const { apiKey } = await newKey();
+    const get = (gateway: RunningStack) =>
+      fetch(`${gateway.gatewayUrl}/api/v1/documents`, {
+        headers: { Authorization: `Bearer ${apiKey}` },
+      }).then(async (res) => {
+        await res.arrayBuffer();
+        return res.status;
+      });
+    const heard = () => new Promise((r) => setTimeout(r, 300));
+    const first = [await get(stack), await get(stack), await get(stack)];
+    await heard();
+    const second = [await get(replica), await get(replica)];
+    await heard();
+    // Five requests in all: the limit. The sixth is refused whichever replica it reaches.
+    expect([...first, ...second].filter((s) => s === 429)).toEqual([]);
+    expect(await get(stack)).toBe(429);
+    expect(await get(replica)).toBe(429);
   });
 });

@@ -6,3 +6,4 @@ export * from './pdf';
 export * from './document';
 export * from './streams';
 export * from './template';
+export * from './gateway';

@@ -37,7 +37,7 @@ export const createApp = (deps: GatewayDeps): Express => {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
 
-  const limit = rateLimit({ perMinute: deps.config.RATE_LIMIT_PER_MINUTE });
+  const limit = rateLimit({ perMinute: deps.config.RATE_LIMIT_PER_MINUTE, counter: deps.rateCounter });
   app.get('/api/v1/sign', limit, signReferenceRoute(deps));
 
   const v1 = express.Router();

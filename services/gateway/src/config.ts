@@ -9,6 +9,8 @@ export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
   TRUST_PROXY: z.coerce.number().int().min(0).default(0),
   /** Requests per minute per API key (and per IP for unauthenticated routes). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** How often a replica tells the others what it counted (ms): how far behind their counts can be. */
+  RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   /** How long a verified key stays cached; revocation evicts it at once regardless. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
   /** Upload limit of POST /api/v1/sign. */

@@ -1,12 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KeyRevoked } from '@esign/contracts';
+import { randomUUID } from 'node:crypto';
+import { KeyRevoked, RequestsCounted } from '@esign/contracts';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, connectBus } from '@esign/bus';
 import { createLogger, type Logger } from '@esign/telemetry';
 import { createApp } from './app';
 import type { TGatewayConfig } from './config';
 import { createKeyCache } from './http/key-cache';
+import { createRateCounter } from './http/rate-counter';
 
 export interface RunningGateway {
   readonly url: string;
@@ -25,8 +27,23 @@ export const startGateway = async (
   const keyCache = createKeyCache({ ttlMs: config.KEY_CACHE_TTL_MS });
   // Every replica hears every revocation (no queue group) and forgets the key at once.
   bus.subscribe(KeyRevoked, (event) => keyCache.evict(event.keyHash));
+  // Rate limits hold across replicas: each tells the others what it counted, a few times a second.
+  const replica = randomUUID();
+  const rateCounter = createRateCounter({ windowMs: 60_000 });
+  bus.subscribe(RequestsCounted, (counted) => {
+    if (counted.replica !== replica) rateCounter.addRemote(counted);
+  });
+  const shareCounts = setInterval(() => {
+    const counted = rateCounter.takeUnsent();
+    if (counted) {
+      bus.publish(RequestsCounted, { replica, ...counted }).catch((err: unknown) => {
+        logger.warn('could not share rate-limit counts', { err });
+      });
+    }
+  }, config.RATE_LIMIT_SYNC_MS);
+  shareCounts.unref();
 
-  const app = createApp({ config, bus, blob, logger, keyCache });
+  const app = createApp({ config, bus, blob, logger, keyCache, rateCounter });
   const server: Server = createServer(app);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 10 * 60_000;
@@ -37,6 +54,7 @@ export const startGateway = async (
   return {
     url: `http://127.0.0.1:${port}`,
     async stop() {
+      clearInterval(shareCounts);
       // Stop accepting, let in-flight requests finish, then close the bus.
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

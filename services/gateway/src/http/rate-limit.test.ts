@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NextFunction, Request, Response } from 'express';
+import { createRateCounter } from './rate-counter';
 import { rateLimit } from './rate-limit';
 
 const call = (sut: ReturnType<typeof rateLimit>, key: string) => {
@@ -23,11 +24,12 @@ const call = (sut: ReturnType<typeof rateLimit>, key: string) => {
 describe('rate limit', () => {
   it('lets the limit through, answers 429 with Retry-After beyond it, and starts afresh each minute', () => {
     let now = 0;
-    const sut = rateLimit({ perMinute: 2, now: () => now });
+    const sut = rateLimit({ perMinute: 2, counter: createRateCounter({ windowMs: 60_000, now: () => now }) });
     expect(call(sut, 'k').nextCalled).toBe(true);
     expect(call(sut, 'k').headers['RateLimit-Remaining']).toBe('0');
+    now = 15_000;
     const limited = call(sut, 'k');
-    expect([limited.status, limited.nextCalled, limited.headers['Retry-After']]).toEqual([429, false, '60']);
+    expect([limited.status, limited.nextCalled, limited.headers['Retry-After']]).toEqual([429, false, '45']);
     expect(call(sut, 'other').nextCalled).toBe(true);
     now = 60_000;
     expect(call(sut, 'k').nextCalled).toBe(true);
