@@ -1,21 +1,14 @@
 import type { Request, Response, Router } from 'express';
 import express from 'express';
-import { createHash } from 'node:crypto';
-import {
-  DocumentFindByIdempotencyKey,
-  PdfSign,
-  ServiceError,
-  signedFileNameFor,
-  ZIdempotencyKey,
-} from '@esign/contracts';
-import type { z } from 'zod';
+import { PdfSign, ServiceError, signedFileNameFor } from '@esign/contracts';
 import type { TPosition, TSignature } from '@esign/contracts';
 import type { GatewayDeps } from '../deps';
 import { principalOf } from '../http/auth';
 import { clientIp, userAgent } from '../http/client-info';
-import { receiveUpload, type ReceivedFile } from '../http/receive-upload';
+import { receiveUpload } from '../http/receive-upload';
 import { parseImageDataUri } from '../http/sniff';
 import { parseOrThrow } from '../http/validation';
+import { findEarlier, fingerprintOf, readIdempotencyKey } from './idempotency';
 import { recordOrDiscard } from './record-or-discard';
 import { ZSignFields, type TSignFields } from '../sign-fields';
 import { renderSignReference, signReference } from '../pages/sign-reference';
@@ -64,58 +57,6 @@ export const signReferenceRoute = (deps: GatewayDeps) => {
     if (req.accepts(['html', 'json']) === 'html') res.type('html').send(html);
     else res.json(reference);
   };
-};
-
-/** The optional `Idempotency-Key` header, checked; undefined when absent. */
-const readIdempotencyKey = (req: Request): string | undefined => {
-  const value = req.headers['idempotency-key'];
-  if (value === undefined) return undefined;
-  const parsed = ZIdempotencyKey.safeParse(value);
-  if (!parsed.success) {
-    throw new ServiceError(
-      'invalid_argument',
-      'Idempotency-Key must be 1-255 visible ASCII characters (a UUID, for example)',
-      'Idempotency-Key',
-    );
-  }
-  return parsed.data;
-};
-
-/**
- * What makes two sign requests the same request: the file's bytes and every field as sent. A retry
- * sends both again unchanged; a different request under the same key is refused.
- */
-const fingerprintOf = (file: ReceivedFile, fields: Record<string, string>): string =>
-  createHash('sha256')
-    .update(
-      JSON.stringify([
-        file.sha256,
-        file.fileName,
-        Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : 1)),
-      ]),
-    )
-    .digest('hex');
-
-/** The document an earlier request with this key produced; `conflict` if that request was another one. */
-const findEarlier = async (
-  deps: GatewayDeps,
-  accountId: string,
-  idempotency: { key: string; requestHash: string },
-): Promise<z.infer<typeof DocumentFindByIdempotencyKey.reply> | undefined> => {
-  const earlier = await deps.bus
-    .request(DocumentFindByIdempotencyKey, { accountId, key: idempotency.key })
-    .catch((err: unknown) => {
-      if (err instanceof ServiceError && err.code === 'not_found') return undefined;
-      throw err;
-    });
-  if (earlier && earlier.requestHash !== idempotency.requestHash) {
-    throw new ServiceError(
-      'conflict',
-      `Idempotency-Key was already used for a different request (document ${earlier.auditId})`,
-      'Idempotency-Key',
-    );
-  }
-  return earlier;
 };
 
 /** 200 with a signed PDF streamed from storage and the headers that describe it. */
