@@ -77,8 +77,13 @@ export interface Bus {
     request: z.input<C['request']>,
     options?: { timeoutMs?: number },
   ): Promise<z.infer<C['reply']>>;
-  /** Serve endpoints in this service's queue group (discoverable through `$SRV`). */
-  serve(endpoints: Endpoint[], version?: string): Promise<void>;
+  /**
+   * Serve endpoints in this service's queue group (discoverable through `$SRV`). With
+   * `maxConcurrent`, at most that many requests are handled at once and the rest wait their turn in
+   * arrival order (a request message is small: a claim check, not the file), which bounds the memory
+   * of work that holds whole documents.
+   */
+  serve(endpoints: Endpoint[], options?: { version?: string; maxConcurrent?: number }): Promise<void>;
   /**
    * Publish an event. Durable events go to JetStream with `msgId` for de-duplication; others are
    * fire-and-forget to every subscriber.
@@ -215,8 +220,31 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
       );
     },
 
-    async serve(endpoints, version = '0.1.0') {
+    async serve(endpoints, serveOptions = {}) {
+      const { version = '0.1.0', maxConcurrent = Number.POSITIVE_INFINITY } = serveOptions;
       const srv = await nc.services.add({ name: options.name, version, queue: options.name });
+      let active = 0;
+      const waiting: (() => void)[] = [];
+      const turn = (): Promise<void> | undefined => {
+        if (active < maxConcurrent) {
+          active += 1;
+          return undefined;
+        }
+        return new Promise<void>((resolve) => waiting.push(resolve));
+      };
+      const done = () => {
+        const next = waiting.shift();
+        if (next) next();
+        else active -= 1;
+      };
+      const handle = async (ep: Endpoint, msg: Msg) => {
+        await turn();
+        try {
+          await handleMessage(ep, msg);
+        } finally {
+          done();
+        }
+      };
       services.push(srv);
       for (const ep of endpoints) {
         srv.addEndpoint(ep.contract.subject.replace(/\./g, '-'), {
@@ -227,9 +255,7 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
               return;
             }
             // The services callback only catches synchronous throws; handleMessage answers its own errors.
-            const p = handleMessage(ep, msg).catch((e: unknown) =>
-              logger.error('unanswered request', { err: e }),
-            );
+            const p = handle(ep, msg).catch((e: unknown) => logger.error('unanswered request', { err: e }));
             inFlight.add(p);
             void p.finally(() => inFlight.delete(p));
           },

@@ -9,6 +9,12 @@ describe('pdf-signer config', () => {
     expect(readSigningMaterial(config)).toBeUndefined();
   });
 
+  it('signs two documents at once by default, and takes another bound from MAX_CONCURRENT_SIGNS', () => {
+    expect(loadPdfSignerConfig({}).MAX_CONCURRENT_SIGNS).toBe(2);
+    expect(loadPdfSignerConfig({ MAX_CONCURRENT_SIGNS: '4' }).MAX_CONCURRENT_SIGNS).toBe(4);
+    expect(() => loadPdfSignerConfig({ MAX_CONCURRENT_SIGNS: '0' })).toThrow(/MAX_CONCURRENT_SIGNS/);
+  });
+
   it('wants a key and its certificate together', () => {
     expect(() => loadPdfSignerConfig({ SIGNING_KEY_PEM: 'k' })).toThrow(ConfigError);
     expect(() => loadPdfSignerConfig({ SIGNING_CERT_FILE: '/c.pem' })).toThrow(/SIGNING_KEY_PEM/);

@@ -20,6 +20,11 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .int()
       .positive()
       .default(25 * 1024 * 1024),
+    /**
+     * Documents signed at once by one process; more wait their turn (as small messages, not files).
+     * Signing is CPU-bound, so more would not be faster, only hold more documents in memory.
+     */
+    MAX_CONCURRENT_SIGNS: z.coerce.number().int().min(1).max(64).default(2),
   })
   .superRefine((env, ctx) => {
     const key = env.SIGNING_KEY_PEM ?? env.SIGNING_KEY_FILE;

@@ -36,9 +36,11 @@ export const startPdfSigner = async (
   const blob = createBlobStore(blobOptionsFrom(config));
   await blob.ensureBucket();
   const bus = await connectBus({ ...busOptionsFrom(config), name: 'pdf-signer', logger });
-  await bus.serve([
-    endpoint(PdfSign, createSignPdfHandler({ blob, signer, maxFileBytes: config.MAX_FILE_BYTES })),
-  ]);
+  await bus.serve(
+    [endpoint(PdfSign, createSignPdfHandler({ blob, signer, maxFileBytes: config.MAX_FILE_BYTES }))],
+    // Bounds memory: a burst of large documents waits here instead of being loaded all at once.
+    { maxConcurrent: config.MAX_CONCURRENT_SIGNS },
+  );
   const health = await startHealthServer({
     port: config.HEALTH_PORT,
     ready: async () => bus.isConnected() && (await blob.ping()),
