@@ -177,4 +177,18 @@ describe('when parts of the system are down or overloaded', () => {
     expect(await get(stack)).toBe(429);
     expect(await get(replica)).toBe(429);
   });
+  // Last: it takes the stack's object storage away for good.
+  it('answers 503 with a JSON error when object storage is down, not 500', async () => {
+    const { apiKey } = await newKey();
+    await test.s3.stop();
+    const res = await fetch(`${stack.gatewayUrl}/api/v1/sign`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}` },
+      body: form(),
+    });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^object storage is unavailable/);
+    const ready = await fetch(`${stack.gatewayUrl}/readyz`);
+    expect(ready.status).toBe(503);
+  });
 });

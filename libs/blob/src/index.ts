@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
+import { ServiceError } from '@esign/contracts';
 import { createPresigner } from './presign';
 
 /** Object storage behind the S3 protocol (MinIO, any S3, or the embedded server in dev and tests). */
@@ -66,7 +67,53 @@ export const isTooLarge = (err: unknown): boolean => err instanceof BlobError &&
 /** True when an error says the object does not exist. */
 export const isMissingObject = isNotFound;
 
-export const createBlobStore = (options: BlobOptions): BlobStore => {
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+
+/** True when an error says object storage itself is down or failing (not that a request was wrong). */
+export const isStorageDown = (err: unknown): boolean =>
+  (err instanceof BlobError && err.status >= 500) ||
+  (err instanceof Error &&
+    (NETWORK_ERRORS.has((err as Error & { code?: string }).code ?? '') || err.message === 'socket hang up'));
+
+/** Storage being down is `unavailable` (503 at the edge, worth a retry), not a bug. */
+const storageDown = (err: unknown): unknown =>
+  isStorageDown(err)
+    ? new ServiceError(
+        'unavailable',
+        `object storage is unavailable (${(err as Error & { code?: string }).code ?? (err as Error).message})`,
+      )
+    : err;
+
+/** The same store, with storage outages reported as `unavailable` by every data operation. */
+const reportingOutages = (store: BlobStore): BlobStore => {
+  const guard = <R>(work: () => Promise<R>): Promise<R> =>
+    work().catch((err: unknown) => {
+      throw storageDown(err);
+    });
+  return {
+    ...store,
+    put: (key, body, options) => guard(() => store.put(key, body, options)),
+    get: (key) => guard(() => store.get(key)),
+    getBuffer: (key, options) => guard(() => store.getBuffer(key, options)),
+    stat: (key) => guard(() => store.stat(key)),
+    remove: (key) => guard(() => store.remove(key)),
+    list: (prefix) => guard(() => store.list(prefix)),
+  };
+};
+
+export const createBlobStore = (options: BlobOptions): BlobStore => reportingOutages(createS3Store(options));
+
+const createS3Store = (options: BlobOptions): BlobStore => {
   const url = new URL(options.endpoint);
   const useSSL = url.protocol === 'https:';
   const client = new Client({

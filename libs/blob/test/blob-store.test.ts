@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestS3, type TestS3 } from '@esign/testing';
+import { ServiceError } from '@esign/contracts';
 import { createBlobStore, PART_BYTES, type BlobStore } from '../src';
 
 let s3: TestS3;
@@ -54,5 +55,35 @@ describe('blob store over the S3 protocol', () => {
     failing.destroy(new Error('client went away'));
     await expect(done).rejects.toThrow('client went away');
     expect(await sut.stat('b/failed')).toBeUndefined();
+  });
+});
+
+describe('blob store when object storage is down', () => {
+  it('reports every data operation as unavailable (a 503 at the edge), not as a bug', async () => {
+    const down = await startTestS3();
+    const store = createBlobStore({ ...down, bucket: 'gone' });
+    await store.ensureBucket();
+    await down.stop();
+    const attempts: [string, () => Promise<unknown>][] = [
+      ['put', () => store.put('uploads/a', Buffer.from('x'))],
+      ['put stream', () => store.put('uploads/a', streamOf(randomBytes(10)))],
+      ['get', () => store.get('uploads/a')],
+      ['getBuffer', () => store.getBuffer('uploads/a')],
+      ['stat', () => store.stat('uploads/a')],
+      ['remove', () => store.remove('uploads/a')],
+      ['list', () => store.list('uploads/')],
+    ];
+    for (const [name, attempt] of attempts) {
+      const err = await attempt().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, name).toBeInstanceOf(ServiceError);
+      expect(err, name).toMatchObject({
+        code: 'unavailable',
+        message: expect.stringMatching(/^object storage is unavailable/),
+      });
+    }
+    expect(await store.ping()).toBe(false);
   });
 });

@@ -116,14 +116,19 @@ const scratchRoot = (): string => {
 export const startTestS3 = async (options: { port?: number; directory?: string } = {}): Promise<TestS3> => {
   const directory = options.directory ?? (await mkdtemp(join(scratchRoot(), 'esign-s3-')));
   const server = await startS3Server({ directory, port: options.port ?? 0, region: 'us-east-1' });
+  let stopped: Promise<void> | undefined;
   return {
     endpoint: server.endpoint,
     accessKey: 'S3RVER',
     secretKey: 'S3RVER',
     region: server.region,
-    async stop() {
-      await server.stop();
-      if (!options.directory) await rm(directory, { recursive: true, force: true });
+    /** Stop serving (a test may take storage down on purpose; stopping again is a no-op). */
+    stop() {
+      stopped ??= (async () => {
+        await server.stop();
+        if (!options.directory) await rm(directory, { recursive: true, force: true });
+      })();
+      return stopped;
     },
   };
 };
