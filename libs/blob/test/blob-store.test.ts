@@ -79,10 +79,8 @@ describe('blob store when object storage is down', () => {
         (e: unknown) => e,
       );
       expect(err, name).toBeInstanceOf(ServiceError);
-      expect(err, name).toMatchObject({
-        code: 'unavailable',
-        message: expect.stringMatching(/^object storage is unavailable/),
-      });
+      expect((err as ServiceError).code, name).toBe('unavailable');
+      expect((err as ServiceError).message, name).toMatch(/^object storage is unavailable/);
     }
     expect(await store.ping()).toBe(false);
   });
