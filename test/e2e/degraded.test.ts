@@ -177,6 +177,24 @@ describe('when parts of the system are down or overloaded', () => {
     expect(await get(stack)).toBe(429);
     expect(await get(replica)).toBe(429);
   });
+  it('answers 503 when the database is down, and recovers when it is back', async () => {
+    const { apiKey } = await newKey();
+    const documents = () =>
+      fetch(`${stack.gatewayUrl}/api/v1/documents`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    await test.database.setAvailable(false);
+    try {
+      // The key was never verified, so its check reaches the key service and its database.
+      const res = await documents();
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: string }).error).toBe('the database is unavailable');
+    } finally {
+      await test.database.setAvailable(true);
+    }
+    const res = await documents();
+    // The key is verified now; the document store is not part of this stack.
+    expect(((await res.json()) as { error: string }).error).toMatch(/document service is unavailable/);
+  });
+
   // Last: it takes the stack's object storage away for good.
   it('answers 503 with a JSON error when object storage is down, not 500', async () => {
     const { apiKey } = await newKey();

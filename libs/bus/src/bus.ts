@@ -83,7 +83,18 @@ export interface Bus {
    * arrival order (a request message is small: a claim check, not the file), which bounds the memory
    * of work that holds whole documents.
    */
-  serve(endpoints: Endpoint[], options?: { version?: string; maxConcurrent?: number }): Promise<void>;
+  serve(
+    endpoints: Endpoint[],
+    options?: {
+      version?: string;
+      maxConcurrent?: number;
+      /**
+       * Recognises errors that mean a dependency is down (a database, say) and describes them: such a
+       * failure is answered `unavailable` with that description (503 at the edge), not `internal`.
+       */
+      unavailable?: (err: unknown) => string | undefined;
+    },
+  ): Promise<void>;
   /**
    * Publish an event. Durable events go to JetStream with `msgId` for de-duplication; others are
    * fire-and-forget to every subscriber.
@@ -135,7 +146,11 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
   const inFlight = new Set<Promise<unknown>>();
   const js = nc.jetstream();
 
-  const handleMessage = async (ep: Endpoint, msg: Msg): Promise<void> => {
+  const handleMessage = async (
+    ep: Endpoint,
+    msg: Msg,
+    unavailable?: (err: unknown) => string | undefined,
+  ): Promise<void> => {
     const subject = ep.contract.subject;
     const parent = extractTraceContext(msg.headers);
     await tracer.startActiveSpan(
@@ -157,8 +172,14 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
             msg.respond(errorEnvelope({ code: err.code, message: err.message, field: err.field }));
           } else {
             failSpan(span, err);
-            logger.error('handler failed', { subject, err });
-            msg.respond(errorEnvelope({ code: 'internal', message: 'internal error' }));
+            const down = unavailable?.(err);
+            if (down !== undefined) {
+              logger.warn('dependency unavailable', { subject, err });
+              msg.respond(errorEnvelope({ code: 'unavailable', message: down }));
+            } else {
+              logger.error('handler failed', { subject, err });
+              msg.respond(errorEnvelope({ code: 'internal', message: 'internal error' }));
+            }
           }
         } finally {
           span.end();
@@ -221,7 +242,7 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
     },
 
     async serve(endpoints, serveOptions = {}) {
-      const { version = '0.1.0', maxConcurrent = Number.POSITIVE_INFINITY } = serveOptions;
+      const { version = '0.1.0', maxConcurrent = Number.POSITIVE_INFINITY, unavailable } = serveOptions;
       const srv = await nc.services.add({ name: options.name, version, queue: options.name });
       let active = 0;
       const waiting: (() => void)[] = [];
@@ -240,7 +261,7 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
       const handle = async (ep: Endpoint, msg: Msg) => {
         await turn();
         try {
-          await handleMessage(ep, msg);
+          await handleMessage(ep, msg, unavailable);
         } finally {
           done();
         }

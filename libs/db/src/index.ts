@@ -19,11 +19,16 @@ export const createDatabase = <S extends Record<string, unknown>>(options: {
   applicationName: string;
   /** Told about connections the server dropped while idle (restart, failover); the pool replaces them. */
   onIdleError?: (err: Error) => void;
+  /** How long to wait for a connection (default 5 s). */
+  connectTimeoutMs?: number;
 }): Database<S> => {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     application_name: options.applicationName,
+    // An unreachable server fails a request after this long instead of holding it until the caller
+    // gives up (pg waits forever by default).
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
   });
   // Without a listener, an idle connection the server terminates would crash the process.
   pool.on('error', (err) => options.onIdleError?.(err));
@@ -71,3 +76,43 @@ export const migrateSchema = async (options: {
       client.release();
     }
   });
+
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+/** SQLSTATEs of a server that is going away or cannot take the connection. */
+const DOWN_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const DOWN_MESSAGES = [
+  /^timeout exceeded when trying to connect/,
+  /^Connection terminated/,
+  /is not queryable/,
+  /not currently accepting connections/,
+];
+
+/**
+ * Whether an error means the database is down or out of reach (refused, dropped, shutting down, out of
+ * connections), as opposed to a query that is wrong. Looks through wrappers (drizzle's query error
+ * keeps the driver's error as its `cause`).
+ */
+export const isDatabaseDown = (err: unknown): boolean => {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as Error & { code?: unknown }).code;
+    if (
+      typeof code === 'string' &&
+      (NETWORK_ERRORS.has(code) || DOWN_STATES.has(code) || code.startsWith('08'))
+    )
+      return true;
+    if (DOWN_MESSAGES.some((re) => re.test(e instanceof Error ? e.message : ''))) return true;
+  }
+  return false;
+};
+
+/** For `bus.serve({ unavailable })`: a database outage is answered `unavailable`, not `internal`. */
+export const databaseUnavailable = (err: unknown): string | undefined =>
+  isDatabaseDown(err) ? 'the database is unavailable' : undefined;

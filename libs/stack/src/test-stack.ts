@@ -1,4 +1,11 @@
-import { createTestDatabase, startTestS3, testNatsUrl, uniqueBusPrefix, type TestS3 } from '@esign/testing';
+import {
+  createTestDatabase,
+  startTestS3,
+  testNatsUrl,
+  uniqueBusPrefix,
+  type TestDatabase,
+  type TestS3,
+} from '@esign/testing';
 import { startServices, type RunningStack, type StackOptions } from './services';
 
 export interface TestStack {
@@ -6,6 +13,8 @@ export interface TestStack {
   readonly natsUrl: string;
   readonly busPrefix: string;
   readonly s3: TestS3;
+  /** The stack's database (every service's schema), to take it away in outage tests. */
+  readonly database: TestDatabase;
   /** More processes of the same stack (for example a second gateway replica). */
   startMore(options: Pick<StackOptions, 'services'>): Promise<RunningStack>;
   /** Stop every process, the S3 server, and drop the database. */
@@ -47,6 +56,7 @@ export const startTestStack = async (
     natsUrl,
     busPrefix,
     s3,
+    database: db,
     async startMore(extra) {
       const started = await startServices({ ...stackOptions, ...extra, gatewayPort: 0 });
       more.push(started);

@@ -45,6 +45,11 @@ const serverUrl = async (): Promise<string> => {
 
 export interface TestDatabase {
   readonly url: string;
+  /**
+   * Take the database away (refuse new connections, end the open ones), as an outage would, or give it
+   * back.
+   */
+  setAvailable(available: boolean): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -61,8 +66,24 @@ export const createTestDatabase = async (label = 'esign_t'): Promise<TestDatabas
   }
   const url = new URL(base.toString());
   url.pathname = `/${name}`;
+  const asAdmin = async (work: (c: pg.Client) => Promise<unknown>) => {
+    const c = new pg.Client({ connectionString: base.toString() });
+    await c.connect();
+    try {
+      await work(c);
+    } finally {
+      await c.end();
+    }
+  };
   return {
     url: url.toString(),
+    setAvailable: (available) =>
+      asAdmin(async (c) => {
+        await c.query(`alter database "${name}" with allow_connections ${available ? 'true' : 'false'}`);
+        if (!available) {
+          await c.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
+        }
+      }),
     async drop() {
       const c = new pg.Client({ connectionString: base.toString() });
       await c.connect();

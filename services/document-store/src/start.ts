@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
-import { createDatabase, migrateSchema } from '@esign/db';
+import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
 import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
 import type { TDocumentStoreConfig } from './config';
 import { createDocumentRepository } from './db/document-repository';
@@ -56,12 +56,16 @@ export const startDocumentStore = async (
       coalesceMs: config.OUTBOX_COALESCE_MS,
     });
     relay = outboxRelay;
-    await connected.serve([
-      recordHandler({ documents, onRecorded: outboxRelay.notify }),
-      listHandler({ documents }),
-      getHandler({ documents }),
-      findByIdempotencyKeyHandler({ documents }),
-    ]);
+    await connected.serve(
+      [
+        recordHandler({ documents, onRecorded: outboxRelay.notify }),
+        listHandler({ documents }),
+        getHandler({ documents }),
+        findByIdempotencyKeyHandler({ documents }),
+      ],
+      // Postgres being down is a 503 for the client, not a bug.
+      { unavailable: databaseUnavailable },
+    );
     const health = await startHealthServer({
       port: config.HEALTH_PORT,
       ready: async () => connected.isConnected() && (await database.ping()),

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
 import { KeyRevoked } from '@esign/contracts';
-import { createDatabase, migrateSchema } from '@esign/db';
+import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
 import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
 import type { TKeyServiceConfig } from './config';
 import { createKeyRepository } from './db/key-repository';
@@ -38,11 +38,14 @@ export const startKeyService = async (
     bus = await connectBus({ ...busOptionsFrom(config), name: 'key', logger });
     const connected = bus;
     const keys = createKeyRepository(database.db);
-    await connected.serve([
-      verifyHandler({ keys }),
-      createHandler({ keys }),
-      revokeHandler({ keys, publishRevoked: (event) => connected.publish(KeyRevoked, event) }),
-    ]);
+    await connected.serve(
+      [
+        verifyHandler({ keys }),
+        createHandler({ keys }),
+        revokeHandler({ keys, publishRevoked: (event) => connected.publish(KeyRevoked, event) }),
+      ],
+      { unavailable: databaseUnavailable },
+    );
     const health = await startHealthServer({
       port: config.HEALTH_PORT,
       ready: async () => connected.isConnected() && (await database.ping()),
