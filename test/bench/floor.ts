@@ -15,7 +15,7 @@ import { Agent, createServer, request, type IncomingMessage, type ServerResponse
 import { fileURLToPath } from 'node:url';
 import { connect } from 'nats';
 import pg from 'pg';
-import { createSigner } from '@esign/pdf-signer';
+import { createSigner, type SignInput } from '@esign/pdf-signer';
 import {
   createTestDatabase,
   makeLargePdf,
@@ -74,6 +74,17 @@ const relay = (url: string, res: ServerResponse): Promise<void> =>
       .end();
   });
 
+/** The same signing in the bare signer and in-process: a drawn signature at one position. */
+const signInput = (bytes: Buffer, pngBase64: string): SignInput => ({
+  bytes,
+  kind: 'pdf',
+  fileName: 'bench.pdf',
+  signature: { mode: 'draw', imageBase64: pngBase64 },
+  positions: [{ x: 50, y: 85, page: 0, width: 25 }],
+  signer: { name: 'Bench Signer', email: 'bench@example.com', ipAddress: '127.0.0.1', userAgent: 'bench' },
+  receivedAt: new Date().toISOString(),
+});
+
 const natsFor = () => connect({ servers: env('NATS_URL') });
 
 const gateway = async () => {
@@ -107,20 +118,7 @@ const signerRole = async () => {
     callback: (_err, msg) => {
       void (async () => {
         const bytes = await http(`${s3}/${msg.string()}`, 'GET');
-        const result = await signer.sign({
-          bytes,
-          kind: 'pdf',
-          fileName: 'bench.pdf',
-          signature: { mode: 'draw', imageBase64: png },
-          positions: [{ x: 50, y: 85, page: 0, width: 25 }],
-          signer: {
-            name: 'Bench Signer',
-            email: 'bench@example.com',
-            ipAddress: '127.0.0.1',
-            userAgent: 'b',
-          },
-          receivedAt: new Date().toISOString(),
-        });
+        const result = await signer.sign(signInput(bytes, png));
         const signedKey = `signed/${result.auditId}.pdf`;
         await http(`${s3}/${signedKey}`, 'PUT', result.bytes);
         msg.respond(signedKey);
@@ -212,16 +210,7 @@ const driver = async () => {
     const [port] = await Promise.all([start('gateway'), start('signer'), start('store')]);
     const url = `http://127.0.0.1:${port}/`;
     const local = await createSigner();
-    const signLocal = (bytes = pdf) =>
-      local.sign({
-        bytes,
-        kind: 'pdf',
-        fileName: 'bench.pdf',
-        signature: { mode: 'draw', imageBase64: png.toString('base64') },
-        positions: [{ x: 50, y: 85, page: 0, width: 25 }],
-        signer: { name: 'Bench Signer', email: 'bench@example.com', ipAddress: '127.0.0.1', userAgent: 'b' },
-        receivedAt: new Date().toISOString(),
-      });
+    const signLocal = (bytes = pdf) => local.sign(signInput(bytes, png.toString('base64')));
     const run = async (fn: () => Promise<unknown>) => {
       let next = 0;
       const t = performance.now();
