@@ -15,6 +15,8 @@ interface ExportedSpan {
   service: string;
   name: string;
   traceId: string;
+  /** Trace ids of the spans this one links to. */
+  links: string[];
 }
 
 interface OtlpAttribute {
@@ -24,7 +26,7 @@ interface OtlpAttribute {
 interface OtlpBody {
   resourceSpans?: {
     resource: { attributes: OtlpAttribute[] };
-    scopeSpans: { spans: { name: string; traceId: string }[] }[];
+    scopeSpans: { spans: { name: string; traceId: string; links?: { traceId: string }[] }[] }[];
   }[];
 }
 
@@ -43,7 +45,13 @@ beforeAll(async () => {
       for (const rs of parsed.resourceSpans ?? []) {
         const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
         for (const ss of rs.scopeSpans)
-          for (const s of ss.spans) spans.push({ service, name: s.name, traceId: s.traceId });
+          for (const s of ss.spans)
+            spans.push({
+              service,
+              name: s.name,
+              traceId: s.traceId,
+              links: (s.links ?? []).map((l) => l.traceId),
+            });
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
@@ -135,6 +143,8 @@ describe('tracing', () => {
     expect(publish).toHaveLength(1);
     const signTrace = spans.find((s) => s.name === 'pdf.sign process')?.traceId;
     expect(publish[0]?.traceId).not.toBe(signTrace);
+    // ...linked to the request that wrote the event, whose trace the event itself carries on.
+    expect(publish[0]?.links).toEqual([signTrace]);
     // Every trace the store sent is one of its operations (a request, the outbox, its migration): no
     // trace of a bare poll (begin/select/commit) or of a readiness probe.
     const traces = new Map<string, string[]>();

@@ -33,6 +33,8 @@ export interface TOutboxEntry {
   readonly id: string;
   readonly subject: string;
   readonly payload: unknown;
+  /** The writing request's trace context (W3C carrier), when it was traced. */
+  readonly traceContext?: Record<string, string>;
 }
 
 /**
@@ -60,9 +62,10 @@ with document as (
       sequence integer, event text, "timestamp" timestamptz, details jsonb, "prevHash" text, hash text
     )
 ), event as (
-  insert into documents.outbox (id, subject, payload)
-  select o.id, o.subject, o.payload
-  from document, jsonb_to_recordset($16::jsonb) as o(id uuid, subject text, payload jsonb)
+  insert into documents.outbox (id, subject, payload, trace_context)
+  select o.id, o.subject, o.payload, o."traceContext"
+  from document,
+    jsonb_to_recordset($16::jsonb) as o(id uuid, subject text, payload jsonb, "traceContext" jsonb)
 )
 select id from document`;
 

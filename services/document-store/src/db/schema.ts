@@ -81,6 +81,8 @@ export const outbox = documentsSchema.table(
     /** The event's subject without the stack prefix (the contract's subject). */
     subject: text('subject').notNull(),
     payload: jsonb('payload').$type<unknown>().notNull(),
+    /** W3C trace context of the request that wrote the row: its event continues that trace. */
+    traceContext: jsonb('trace_context').$type<Record<string, string>>(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     publishedAt: timestamptz('published_at'),
   },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DocumentSigned, ServiceError, type TRecordDocumentRequest } from '@esign/contracts';
 import type { z } from 'zod';
+import { traceCarrier } from '@esign/telemetry';
 import type { DocumentRepository } from '../db/document-repository';
 import { IdempotencyKeyTaken } from '../db/insert-document-record';
 import { chainAuditLog } from './chain-audit-log';
@@ -74,6 +75,8 @@ export const recordDocument = async (options: {
             fileHash: request.fileHash,
             signedAt: signedAt.toISOString(),
           } satisfies z.input<(typeof DocumentSigned)['payload']>,
+          // The event is published later, by the relay; it carries on this request's trace.
+          traceContext: traceCarrier(),
         },
       ],
     })

@@ -5,6 +5,8 @@ export interface TOutboxRow {
   readonly id: string;
   readonly subject: string;
   readonly payload: unknown;
+  /** Trace context of the request that wrote the row (null when it was not traced). */
+  readonly traceContext: Record<string, string> | null;
 }
 
 /** What publishing a batch of rows did. */
@@ -39,7 +41,7 @@ export interface OutboxRepository {
 }
 
 const CLAIM_ROWS = `
-select id, subject, payload from documents.outbox
+select id, subject, payload, trace_context as "traceContext" from documents.outbox
 where published_at is null and subject = any($1::text[])
 order by created_at, id
 limit $2

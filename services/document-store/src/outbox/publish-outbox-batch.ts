@@ -1,6 +1,6 @@
 import type { Bus } from '@esign/bus';
 import { DocumentSigned, type EventContract } from '@esign/contracts';
-import type { Logger } from '@esign/telemetry';
+import { inTraceOf, type Logger } from '@esign/telemetry';
 import type { z } from 'zod';
 import type { TBatchOutcome, TOutboxRow } from './outbox-repository';
 
@@ -47,7 +47,8 @@ export const publishOutboxBatch = (deps: { bus: Bus; logger: Logger }) => {
       );
       return undefined;
     }
-    await deps.bus.publish(contract, payload.data, { msgId: row.id });
+    // The event carries the trace of the request that wrote it, so its consumers continue that trace.
+    await inTraceOf(row.traceContext, () => deps.bus.publish(contract, payload.data, { msgId: row.id }));
     return row.id;
   };
   return async (rows: readonly TOutboxRow[]): Promise<TBatchOutcome> => {

@@ -43,7 +43,12 @@ export const startOutboxRelay = (options: {
           limit: options.batchSize,
           subjects: options.subjects,
           publish: (rows) =>
-            inNewTrace('outbox publish', { 'outbox.rows': rows.length }, () => options.publish(rows)),
+            inNewTrace(
+              'outbox publish',
+              { 'outbox.rows': rows.length },
+              () => options.publish(rows),
+              rows.map((row) => row.traceContext),
+            ),
         }),
       );
       if (pass.published > 0) logger.debug('outbox rows published', { count: pass.published });

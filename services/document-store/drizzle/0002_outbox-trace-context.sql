@@ -1,0 +1,1 @@
+ALTER TABLE "documents"."outbox" ADD COLUMN "trace_context" jsonb;
