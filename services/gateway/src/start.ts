@@ -34,8 +34,7 @@ export const startGateway = async (
     if (counted.replica !== replica) rateCounter.addRemote(counted);
   });
   const shareCounts = setInterval(() => {
-    const counted = rateCounter.takeUnsent();
-    if (counted) {
+    for (const counted of rateCounter.takeUnsent()) {
       bus.publish(RequestsCounted, { replica, ...counted }).catch((err: unknown) => {
         logger.warn('could not share rate-limit counts', { err });
       });

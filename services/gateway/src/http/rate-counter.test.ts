@@ -20,12 +20,19 @@ describe('createRateCounter', () => {
     sut.hit('a');
     other.hit('a');
     const mine = sut.takeUnsent();
-    expect(mine).toEqual({ window: 0, hits: { a: 2 } });
-    expect(sut.takeUnsent()).toBeUndefined();
-    other.addRemote(mine ?? { window: 0, hits: {} });
+    expect(mine).toEqual([{ window: 0, hits: { a: 2 } }]);
+    expect(sut.takeUnsent()).toEqual([]);
+    for (const m of mine) other.addRemote(m);
     expect(other.hit('a').count).toBe(4);
-    sut.addRemote(other.takeUnsent() ?? { window: 0, hits: {} });
+    for (const m of other.takeUnsent()) sut.addRemote(m);
     expect(sut.hit('a').count).toBe(5);
+  });
+
+  it('splits what it hands out into messages of a bounded number of keys', () => {
+    const sut = createRateCounter({ windowMs: 60_000, now: () => 0 });
+    for (let i = 0; i < 5; i++) sut.hit(`ip:10.0.0.${i}`);
+    const messages = sut.takeUnsent(2);
+    expect(messages.map((m) => Object.keys(m.hits).length)).toEqual([2, 2, 1]);
   });
 
   it('drops counts of a window that is over, and follows a replica whose clock is ahead', () => {

@@ -31,13 +31,19 @@ export const createRateCounter = (options: { windowMs: number; now?: () => numbe
       unsent.set(key, (unsent.get(key) ?? 0) + 1);
       return { count, resetMs: (window + 1) * options.windowMs - t };
     },
-    /** This replica's hits not yet told to the others (undefined when there are none). */
-    takeUnsent(): CountedHits | undefined {
+    /**
+     * This replica's hits not yet told to the others, in messages of at most `maxKeys` keys (many
+     * client IPs in one interval must not make a message larger than NATS carries).
+     */
+    takeUnsent(maxKeys = 2000): CountedHits[] {
       rollTo(Math.floor(now() / options.windowMs));
-      if (unsent.size === 0) return undefined;
-      const hits = Object.fromEntries(unsent);
+      const entries = [...unsent];
       unsent = new Map();
-      return { window, hits };
+      const messages: CountedHits[] = [];
+      for (let i = 0; i < entries.length; i += maxKeys) {
+        messages.push({ window, hits: Object.fromEntries(entries.slice(i, i + maxKeys)) });
+      }
+      return messages;
     },
     /** Another replica's hits; those of a window that is over are dropped. */
     addRemote(counted: CountedHits): void {
