@@ -17,7 +17,6 @@ const externalValues = {
   externalS3: { endpoint: 'https://s3.eu-central-1.amazonaws.com', existingSecret: 'esign-s3' },
   objectStorage: { bucket: 'acme-esign', region: 'eu-central-1', createBucket: false },
   signing: { existingSecret: 'esign-signing' },
-  redis: { existingSecret: 'esign-redis' },
   otel: { endpoint: 'http://otel-collector.observability:4318' },
   ingress: {
     enabled: true,
@@ -76,7 +75,6 @@ describe('the chart with external infrastructure', () => {
     expect(secretRefs('prod-esign-gateway')).toEqual({
       S3_ACCESS_KEY: 'esign-s3/S3_ACCESS_KEY',
       S3_SECRET_KEY: 'esign-s3/S3_SECRET_KEY',
-      REDIS_URL: 'esign-redis/REDIS_URL',
     });
     expect(secretRefs('prod-esign-pdf-signer')).toEqual({
       S3_ACCESS_KEY: 'esign-s3/S3_ACCESS_KEY',

@@ -133,14 +133,6 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
-{{- define "esign.redisSecret" -}}
-{{- if .Values.redis.existingSecret -}}
-{{- .Values.redis.existingSecret -}}
-{{- else if .Values.redis.url -}}
-{{- printf "%s-redis" (include "esign.fullname" .) -}}
-{{- end -}}
-{{- end -}}
-
 {{/* True ("true") when some enabled component lists `need`. Takes (dict "root" $ "need" "database"). */}}
 {{- define "esign.anyNeeds" -}}
 {{- $found := false -}}
