@@ -23,8 +23,6 @@ import { extractTraceContext, injectTraceContext } from './trace-context';
 
 const tracer = trace.getTracer('@esign/bus');
 
-/** What a request handler receives besides the request. */
-
 /**
  * `unavailable` because nothing was listening: the request reached no service, so it certainly had no
  * effect (unlike a timeout, after which the work may have been done all the same).
@@ -35,6 +33,7 @@ export class NotDeliveredError extends ServiceError {
   }
 }
 
+/** What a request handler receives besides the request. */
 export interface HandlerContext {
   readonly logger: Logger;
   readonly subject: string;
