@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
-import { ServiceError } from '@esign/contracts';
+import { isConnectionError, ServiceError } from '@esign/contracts';
 import { createPresigner } from './presign';
 
 /** Object storage behind the S3 protocol (MinIO, any S3, or the embedded server in dev and tests). */
@@ -67,23 +67,9 @@ export const isTooLarge = (err: unknown): boolean => err instanceof BlobError &&
 /** True when an error says the object does not exist. */
 export const isMissingObject = isNotFound;
 
-const NETWORK_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-]);
-
 /** True when an error says object storage itself is down or failing (not that a request was wrong). */
 export const isStorageDown = (err: unknown): boolean =>
-  (err instanceof BlobError && err.status >= 500) ||
-  (err instanceof Error &&
-    (NETWORK_ERRORS.has((err as Error & { code?: string }).code ?? '') || err.message === 'socket hang up'));
+  (err instanceof BlobError && err.status >= 500) || isConnectionError(err);
 
 /** Storage being down is `unavailable` (503 at the edge, worth a retry), not a bug. */
 const storageDown = (err: unknown): unknown =>

@@ -44,3 +44,25 @@ export const ZErrorBody = z.object({
   field: z.string().optional(),
 });
 export type TErrorBody = z.infer<typeof ZErrorBody>;
+
+/** Socket error codes that mean a dependency could not be reached or dropped the connection. */
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+
+/**
+ * True when an error is a failed or dropped connection (the other side is down or out of reach), as
+ * opposed to an answer: such a failure is `unavailable`, not `internal`.
+ */
+export const isConnectionError = (err: unknown): boolean =>
+  err instanceof Error &&
+  (CONNECTION_ERRORS.has((err as Error & { code?: unknown }).code as string) ||
+    err.message === 'socket hang up');

@@ -1,6 +1,7 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { isConnectionError } from '@esign/contracts';
 import { inNewTrace } from '@esign/telemetry';
 
 export interface Database<S extends Record<string, unknown>> {
@@ -77,15 +78,6 @@ export const migrateSchema = async (options: {
     }
   });
 
-const NETWORK_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-]);
 /** SQLSTATEs of a server that is going away or cannot take the connection. */
 const DOWN_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const DOWN_MESSAGES = [
@@ -102,12 +94,9 @@ const DOWN_MESSAGES = [
  */
 export const isDatabaseDown = (err: unknown): boolean => {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (isConnectionError(e)) return true;
     const code = (e as Error & { code?: unknown }).code;
-    if (
-      typeof code === 'string' &&
-      (NETWORK_ERRORS.has(code) || DOWN_STATES.has(code) || code.startsWith('08'))
-    )
-      return true;
+    if (typeof code === 'string' && (DOWN_STATES.has(code) || code.startsWith('08'))) return true;
     if (DOWN_MESSAGES.some((re) => re.test(e instanceof Error ? e.message : ''))) return true;
   }
   return false;

@@ -56,3 +56,23 @@ export const findEarlier = async (
   }
   return earlier;
 };
+
+/**
+ * After recording failed: the document of the request that won a race for the same key, when that
+ * is why it failed (`conflict` on `Idempotency-Key`); otherwise the failure stands.
+ */
+export const winnerOfRace = async (
+  deps: Pick<GatewayDeps, 'bus'>,
+  accountId: string,
+  idempotency: { key: string; requestHash: string } | undefined,
+  err: unknown,
+): Promise<z.infer<typeof DocumentFindByIdempotencyKey.reply>> => {
+  const lostRace =
+    idempotency !== undefined &&
+    err instanceof ServiceError &&
+    err.code === 'conflict' &&
+    err.field === 'Idempotency-Key';
+  const winner = lostRace ? await findEarlier(deps, accountId, idempotency) : undefined;
+  if (!winner) throw err;
+  return winner;
+};

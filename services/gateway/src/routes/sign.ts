@@ -8,7 +8,7 @@ import { clientIp, userAgent } from '../http/client-info';
 import { receiveUpload } from '../http/receive-upload';
 import { parseImageDataUri } from '../http/sniff';
 import { parseOrThrow } from '../http/validation';
-import { findEarlier, fingerprintOf, readIdempotencyKey } from './idempotency';
+import { findEarlier, fingerprintOf, readIdempotencyKey, winnerOfRace } from './idempotency';
 import { recordOrDiscard } from './record-or-discard';
 import { ZSignFields, type TSignFields } from '../sign-fields';
 import { renderSignReference, signReference } from '../pages/sign-reference';
@@ -59,6 +59,20 @@ export const signReferenceRoute = (deps: GatewayDeps) => {
   };
 };
 
+/** The answer to a retry: the earlier document, named as the signer named it (`signedFileNameFor`). */
+const replayOf = (earlier: {
+  auditId: string;
+  signedAt: string;
+  fileHash: string;
+  objectKey: string;
+  size: number;
+  fileName: string;
+}) => ({
+  ...earlier,
+  downloadName: signedFileNameFor(earlier.fileName),
+  replayed: true,
+});
+
 /** 200 with a signed PDF streamed from storage and the headers that describe it. */
 const sendSigned = async (
   deps: GatewayDeps,
@@ -69,7 +83,8 @@ const sendSigned = async (
     fileHash: string;
     objectKey: string;
     size: number;
-    fileName: string;
+    /** Content-Disposition file name. */
+    downloadName: string;
     replayed: boolean;
   },
 ): Promise<void> => {
@@ -77,7 +92,7 @@ const sendSigned = async (
   res.status(200).set({
     'Content-Type': 'application/pdf',
     'Content-Length': String(signed.size),
-    'Content-Disposition': attachment(signedFileNameFor(signed.fileName)),
+    'Content-Disposition': attachment(signed.downloadName),
     'X-Audit-Id': signed.auditId,
     'X-Signed-At': signed.signedAt,
     'X-File-Hash': signed.fileHash,
@@ -121,7 +136,7 @@ export const signRouter = (deps: GatewayDeps): Router => {
         if (earlier) {
           // A retry of a request that was signed: the same document again, nothing signed twice.
           await deps.blob.remove(upload.file.key).catch(() => undefined);
-          await sendSigned(deps, res, { ...earlier, replayed: true });
+          await sendSigned(deps, res, replayOf(earlier));
           return;
         }
       }
@@ -151,40 +166,32 @@ export const signRouter = (deps: GatewayDeps): Router => {
         });
       // 200 only once the record is durable: a GET right after finds it.
       const t2 = performance.now();
-      const recorded = recordOrDiscard(deps, principal.accountId, signed.signedKey, {
-        accountId: principal.accountId,
-        auditId: signed.auditId,
-        fileName: upload.file.fileName,
-        signerName: fields.signerName,
-        signerEmail: fields.signerEmail,
-        ipAddress,
-        userAgent: agent,
-        signedAt: signed.signedAt,
-        fileHash: signed.fileHash,
-        originalHash: signed.originalHash,
-        objectKey: signed.signedKey,
-        size: signed.size,
-        pageCount: signed.pageCount,
-        events: signed.events,
-        idempotency,
-      });
-      const winner = await recorded.then(
-        () => undefined,
-        async (err: unknown) => {
-          // The same key was recorded meanwhile by a concurrent request (ours was discarded): answer
-          // with that document, as any later retry would be.
-          const lostRace =
-            idempotency &&
-            err instanceof ServiceError &&
-            err.field === 'Idempotency-Key' &&
-            err.code === 'conflict';
-          const earlier = lostRace ? await findEarlier(deps, principal.accountId, idempotency) : undefined;
-          if (!earlier) throw err;
-          return earlier;
-        },
-      );
-      if (winner) {
-        await sendSigned(deps, res, { ...winner, replayed: true });
+      try {
+        await recordOrDiscard(deps, principal.accountId, signed.signedKey, {
+          accountId: principal.accountId,
+          auditId: signed.auditId,
+          fileName: upload.file.fileName,
+          signerName: fields.signerName,
+          signerEmail: fields.signerEmail,
+          ipAddress,
+          userAgent: agent,
+          signedAt: signed.signedAt,
+          fileHash: signed.fileHash,
+          originalHash: signed.originalHash,
+          objectKey: signed.signedKey,
+          size: signed.size,
+          pageCount: signed.pageCount,
+          events: signed.events,
+          idempotency,
+        });
+      } catch (err) {
+        // Another request under the same key was recorded meanwhile (ours was discarded): answer with
+        // that document, as any later retry would be.
+        await sendSigned(
+          deps,
+          res,
+          replayOf(await winnerOfRace(deps, principal.accountId, idempotency, err)),
+        );
         return;
       }
       const t3 = performance.now();
@@ -194,7 +201,7 @@ export const signRouter = (deps: GatewayDeps): Router => {
         fileHash: signed.fileHash,
         objectKey: signed.signedKey,
         size: signed.size,
-        fileName: upload.file.fileName,
+        downloadName: signed.signedFileName,
         replayed: false,
       });
       res.once('finish', () => {
