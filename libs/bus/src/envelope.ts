@@ -1,4 +1,4 @@
-import { ServiceError, ZErrorBody, type TErrorBody } from '@esign/contracts';
+import { validationFailure, ZErrorBody, type ServiceError, type TErrorBody } from '@esign/contracts';
 import { z } from 'zod';
 
 /** Every reply on the bus: data on success, a coded error otherwise. */
@@ -17,8 +17,4 @@ export const okEnvelope = (data: unknown): Uint8Array => encodeJson({ ok: true, 
 export const errorEnvelope = (error: TErrorBody): Uint8Array => encodeJson({ ok: false, error });
 
 /** A zod failure as an `invalid_argument` naming the first field at fault. */
-export const invalidArgument = (error: z.ZodError): ServiceError => {
-  const issue = error.issues[0];
-  const field = issue?.path.join('.') ?? '';
-  return new ServiceError('invalid_argument', `${field || 'request'}: ${issue?.message ?? 'invalid'}`, field);
-};
+export const invalidArgument = (error: z.ZodError): ServiceError => validationFailure(error);

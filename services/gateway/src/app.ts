@@ -1,14 +1,12 @@
 import express, { type Express } from 'express';
 import { untraced } from '@esign/telemetry';
+import { mountOperations } from './api/mount';
 import type { GatewayDeps } from './deps';
-import { requireApiKey } from './http/auth';
+import { OPERATIONS } from './endpoints';
+import { mountDeveloperResources } from './endpoints/developer-resources';
 import { errorHandler, sendError } from './http/errors';
-import { rateLimit } from './http/rate-limit';
-import { documentsRouter } from './routes/documents';
-import { signReferenceRoute, signRouter } from './routes/sign';
-import { templatesRouter } from './routes/templates';
 
-/** The HTTP edge: routes, auth, limits and error mapping. No business logic lives here. */
+/** The HTTP edge: every declared operation, the developer resources, and error mapping. No business logic lives here. */
 export const createApp = (deps: GatewayDeps): Express => {
   const app = express();
   app.disable('x-powered-by');
@@ -17,13 +15,15 @@ export const createApp = (deps: GatewayDeps): Express => {
 
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
+    // Every request's outcome is logged, also when the client went away before the answer.
+    res.once('close', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       deps.logger.info('request', {
         method: req.method,
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,
         ms: Math.round(ms * 10) / 10,
+        ...(res.writableFinished ? {} : { aborted: true }),
         accountId: (res.locals.principal as { accountId?: string } | undefined)?.accountId,
       });
     });
@@ -37,15 +37,8 @@ export const createApp = (deps: GatewayDeps): Express => {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
 
-  const limit = rateLimit({ perMinute: deps.config.RATE_LIMIT_PER_MINUTE, counter: deps.rateCounter });
-  app.get('/api/v1/sign', limit, signReferenceRoute(deps));
-
-  const v1 = express.Router();
-  v1.use(requireApiKey(deps), limit);
-  v1.use(signRouter(deps));
-  v1.use(documentsRouter(deps));
-  v1.use(templatesRouter(deps));
-  app.use('/api/v1', v1);
+  mountOperations(app, OPERATIONS, deps);
+  mountDeveloperResources(app, deps);
 
   app.use((_req, res) => sendError(res, 'not_found', 'No such endpoint'));
   app.use(errorHandler(deps.logger));

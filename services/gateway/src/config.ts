@@ -11,6 +11,20 @@ export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** How often a replica tells the others what it counted (ms): how far behind their counts can be. */
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(10).max(10_000).default(250),
+  /** Failed authentications per client IP and minute before that IP is refused (429) without a lookup. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /** How long a key the key service did not know is answered 401 without asking it again. */
+  REJECTED_KEY_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * The deployment's public sandbox token (POST /api/v1/sandbox/sign). It is public on purpose: it is
+   * shown on /docs, in README and in the Postman environment; it signs nothing and stores nothing.
+   */
+  SANDBOX_TOKEN: z
+    .string()
+    .regex(/^svc_sandbox_[A-Za-z0-9_]{8,64}$/, 'must be svc_sandbox_ and 8-64 letters, digits or _')
+    .default('svc_sandbox_public_demo'),
+  /** Sandbox requests per minute per client IP. */
+  SANDBOX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** How long a verified key stays cached; revocation evicts it at once regardless. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
   /** Upload limit of POST /api/v1/sign. */

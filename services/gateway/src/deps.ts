@@ -4,8 +4,9 @@ import type { Logger } from '@esign/telemetry';
 import type { TGatewayConfig } from './config';
 import type { KeyCache } from './http/key-cache';
 import type { RateCounter } from './http/rate-counter';
+import type { SigningPorts } from './operations/ports';
 
-/** What the gateway's routes are built from; wired once in start.ts. */
+/** What the gateway's operations are built from; wired once in start.ts. */
 export interface GatewayDeps {
   config: TGatewayConfig;
   bus: Bus;
@@ -14,4 +15,6 @@ export interface GatewayDeps {
   keyCache: KeyCache;
   /** Requests per rate-limit key in the current window, across replicas. */
   rateCounter: RateCounter;
+  /** The sign workflow's view of the services behind the bus and of object storage. */
+  signing: SigningPorts;
 }

@@ -8,7 +8,9 @@ import { createLogger, type Logger } from '@esign/telemetry';
 import { createApp } from './app';
 import type { TGatewayConfig } from './config';
 import { createKeyCache } from './http/key-cache';
+import { answerClientError } from './http/client-error';
 import { createRateCounter } from './http/rate-counter';
+import { createSigningPorts } from './operations/ports';
 
 export interface RunningGateway {
   readonly url: string;
@@ -24,7 +26,10 @@ export const startGateway = async (
   const bus = await connectBus({ ...busOptionsFrom(config), name: 'gateway', logger });
   const blob = createBlobStore(blobOptionsFrom(config));
   await blob.ensureBucket();
-  const keyCache = createKeyCache({ ttlMs: config.KEY_CACHE_TTL_MS });
+  const keyCache = createKeyCache({
+    ttlMs: config.KEY_CACHE_TTL_MS,
+    rejectedTtlMs: config.REJECTED_KEY_TTL_MS,
+  });
   // Every replica hears every revocation (no queue group) and forgets the key at once.
   bus.subscribe(KeyRevoked, (event) => keyCache.evict(event.keyHash));
   // Rate limits hold across replicas: each tells the others what it counted, a few times a second.
@@ -42,8 +47,11 @@ export const startGateway = async (
   }, config.RATE_LIMIT_SYNC_MS);
   shareCounts.unref();
 
-  const app = createApp({ config, bus, blob, logger, keyCache, rateCounter });
+  const signing = createSigningPorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
+  const app = createApp({ config, bus, blob, logger, keyCache, rateCounter, signing });
   const server: Server = createServer(app);
+  // Requests Node's HTTP parser refuses never reach express: answer them in the same JSON shape.
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 10 * 60_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, resolve));

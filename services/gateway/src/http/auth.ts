@@ -1,49 +1,121 @@
-import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
-import { KeyVerify, LIVE_KEY_PREFIX, type TPrincipal } from '@esign/contracts';
-import type { Bus } from '@esign/bus';
-import type { KeyCache } from './key-cache';
-import { sendError } from './errors';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request, Response } from 'express';
+import {
+  KeyVerify,
+  LIVE_KEY_PREFIX,
+  SANDBOX_TOKEN_PREFIX,
+  ServiceError,
+  type TPrincipal,
+} from '@esign/contracts';
+import type { GatewayDeps } from '../deps';
+import type { AuthKind } from '../api/operation';
+import { clientIp } from './client-info';
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
-/** The principal that `requireApiKey` attached to this response. */
-export const principalOf = (res: Response): TPrincipal => res.locals.principal as TPrincipal;
+/** The bearer token of a request, if it sent one. */
+const bearerOf = (req: Request): string | undefined => {
+  const header = req.get('authorization');
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+};
+
+const SANDBOX_ONLY =
+  'The sandbox token works only on POST /api/v1/sandbox/sign; this endpoint needs a live API key: send "Authorization: Bearer <API_KEY>" (svc_live_…)';
+const LIVE_KEY_ON_SANDBOX =
+  'This endpoint takes the public sandbox token, not a live API key: send "Authorization: Bearer <SANDBOX_TOKEN>" (svc_sandbox_…, shown on /docs)';
+
+const sameSecret = (a: string, b: string): boolean => {
+  const x = Buffer.from(sha256Hex(a), 'hex');
+  const y = Buffer.from(sha256Hex(b), 'hex');
+  return timingSafeEqual(x, y);
+};
 
 /**
- * Bearer API keys: 401 when missing, malformed, unknown or revoked; 403 when the account's plan has no
- * API access. The key is hashed here and never leaves the gateway in plain text.
+ * Failed authentications per client IP are counted, and an IP past the limit is refused before its key
+ * is even looked up: guessing keys costs the key service nothing and is slowed down. Unknown keys are
+ * remembered for a short while too, so that repeating one does not ask the key service again.
  */
-export const requireApiKey =
-  (deps: { bus: Bus; keyCache: KeyCache }): RequestHandler =>
-  async (req, res, next) => {
-    const header = req.get('authorization');
-    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    const key = match?.[1];
-    if (!key) {
-      return sendError(res, 'unauthenticated', 'Missing API key: send "Authorization: Bearer <API_KEY>"');
-    }
-    if (!key.startsWith(LIVE_KEY_PREFIX) || key.length > 200) {
-      return sendError(res, 'unauthenticated', 'Invalid API key');
-    }
-    const keyHash = sha256Hex(key);
-    let principal = deps.keyCache.get(keyHash);
-    if (!principal) {
-      try {
-        principal = await deps.bus.request(KeyVerify, { keyHash });
-      } catch (err) {
-        return next(err);
+const refuseGuessing = (req: Request, res: Response, deps: GatewayDeps): void => {
+  const { count, resetMs } = deps.rateCounter.count(`authfail:${clientIp(req)}`);
+  if (count < deps.config.AUTH_FAILURES_PER_MINUTE) return;
+  res.set('Retry-After', String(Math.max(1, Math.ceil(resetMs / 1000))));
+  throw new ServiceError('rate_limited', 'Too many failed authentications from this address; retry later');
+};
+
+const failed = (req: Request, deps: GatewayDeps, message: string): ServiceError => {
+  deps.rateCounter.hit(`authfail:${clientIp(req)}`);
+  return new ServiceError('unauthenticated', message);
+};
+
+/** A live API key: 401 when missing, malformed, unknown or revoked; 403 when the plan has no API access. */
+const apiKeyPrincipal = async (req: Request, res: Response, deps: GatewayDeps): Promise<TPrincipal> => {
+  refuseGuessing(req, res, deps);
+  const key = bearerOf(req);
+  if (!key) {
+    throw failed(req, deps, 'Missing API key: send "Authorization: Bearer <API_KEY>"');
+  }
+  if (key.startsWith(SANDBOX_TOKEN_PREFIX)) throw failed(req, deps, SANDBOX_ONLY);
+  if (!key.startsWith(LIVE_KEY_PREFIX) || key.length > 200) throw failed(req, deps, 'Invalid API key');
+  // The key is hashed here and never leaves the gateway in plain text.
+  const keyHash = sha256Hex(key);
+  let principal = deps.keyCache.get(keyHash);
+  if (!principal) {
+    if (deps.keyCache.wasRejected(keyHash)) throw failed(req, deps, 'Invalid API key');
+    try {
+      principal = await deps.bus.request(KeyVerify, { keyHash });
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'unauthenticated') {
+        deps.keyCache.reject(keyHash);
+        throw failed(req, deps, 'Invalid API key');
       }
-      deps.keyCache.set(keyHash, principal);
+      throw err;
     }
-    if (!principal.apiAccess) {
-      return sendError(
-        res,
-        'permission_denied',
-        `API access needs the Business plan; this account is on the ${principal.plan} plan`,
-      );
-    }
+    deps.keyCache.set(keyHash, principal);
+  }
+  if (!principal.apiAccess) {
+    throw new ServiceError(
+      'permission_denied',
+      `API access needs the Business plan; this account is on the ${principal.plan} plan`,
+    );
+  }
+  return principal;
+};
+
+/** The deployment's public sandbox token, compared in constant time. */
+const checkSandboxToken = (req: Request, res: Response, deps: GatewayDeps): void => {
+  refuseGuessing(req, res, deps);
+  const token = bearerOf(req);
+  if (!token) {
+    throw failed(
+      req,
+      deps,
+      'Missing sandbox token: send "Authorization: Bearer <SANDBOX_TOKEN>" (svc_sandbox_…, shown on /docs)',
+    );
+  }
+  if (token.startsWith(LIVE_KEY_PREFIX)) throw failed(req, deps, LIVE_KEY_ON_SANDBOX);
+  if (!sameSecret(token, deps.config.SANDBOX_TOKEN)) {
+    throw failed(req, deps, 'Invalid sandbox token: the public token of this deployment is shown on /docs');
+  }
+};
+
+/**
+ * Authenticate a request as its operation asks. Sets what the rate limit counts by: the API key, or
+ * the client IP for the sandbox and for public operations.
+ */
+export const authenticate = async (
+  kind: AuthKind,
+  req: Request,
+  res: Response,
+  deps: GatewayDeps,
+): Promise<TPrincipal | undefined> => {
+  if (kind === 'apiKey') {
+    const principal = await apiKeyPrincipal(req, res, deps);
     res.locals.principal = principal;
     res.locals.rateKey = `key:${principal.keyId}`;
-    next();
-  };
+    return principal;
+  }
+  if (kind === 'sandbox') checkSandboxToken(req, res, deps);
+  res.locals.rateKey = `ip:${clientIp(req)}`;
+  return undefined;
+};

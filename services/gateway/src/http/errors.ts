@@ -15,16 +15,50 @@ export const HTTP_STATUS: Record<TErrorCode, number> = {
   internal: 500,
 };
 
+/** Seconds a client should wait before retrying after a 503. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 /** `{ "error": "…" }` with the status of the code. */
 export const sendError = (res: Response, code: TErrorCode, message: string): void => {
   if (res.headersSent) {
     res.destroy();
     return;
   }
+  if (code === 'unavailable') res.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   res.status(HTTP_STATUS[code]).json({ error: message });
 };
 
-/** Last middleware: coded errors keep their status; anything else is a bug, logged and answered 500. */
+/** What body parsing and routing report, in words a client can act on. */
+const FRAMEWORK_MESSAGES: Record<string, string> = {
+  'entity.parse.failed': 'request body is not valid JSON',
+  'entity.too.large': 'request body too large',
+  'charset.unsupported': 'request body charset is not supported: send UTF-8',
+  'encoding.unsupported': 'Content-Encoding is not supported: send identity, gzip, deflate or br',
+  'request.aborted': 'request aborted by the client',
+  'request.size.invalid': 'request body does not match its Content-Length',
+  'stream.encoding.set': 'request body could not be read',
+};
+
+/** An error the framework raised with a client-error status (malformed body, bad path encoding, …). */
+const frameworkClientError = (err: unknown): { status: number; message: string } | undefined => {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { status, statusCode, type } = err as { status?: unknown; statusCode?: unknown; type?: unknown };
+  const code = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : 0;
+  if (code < 400 || code > 499) return undefined;
+  const known = typeof type === 'string' ? FRAMEWORK_MESSAGES[type] : undefined;
+  const message =
+    known ??
+    (err instanceof URIError || (err as Error).message.startsWith('Failed to decode')
+      ? 'the request path is not valid percent-encoding'
+      : (err as Error).message.includes('Content-Encoding') ||
+          (err as Error).message.includes('deflate') ||
+          (err as Error).message.includes('gzip')
+        ? 'request body does not match its Content-Encoding'
+        : 'malformed request');
+  return { status: code, message };
+};
+
+/** Last middleware: coded errors keep their status; framework 4xx keep theirs; anything else is a bug (500). */
 export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (err: unknown, req, res, _next) => {
@@ -34,10 +68,12 @@ export const errorHandler =
       if (err.code === 'internal') logger.error('internal error behind the gateway', { path: req.path, err });
       return sendError(res, err.code, err.code === 'internal' ? 'Internal error; please retry' : err.message);
     }
-    const status = (err as { status?: number; type?: string }).status;
-    if (status === 413) return sendError(res, 'too_large', 'request body too large');
-    if (status === 400 && (err as { type?: string }).type === 'entity.parse.failed') {
-      return sendError(res, 'invalid_argument', 'request body is not valid JSON');
+    const clientError = frameworkClientError(err);
+    if (clientError) {
+      if (clientError.status === 413) return sendError(res, 'too_large', clientError.message);
+      if (res.headersSent) return void res.destroy();
+      res.set('Connection', 'close');
+      return void res.status(clientError.status).json({ error: clientError.message });
     }
     logger.error('unhandled error', { path: req.path, err });
     sendError(res, 'internal', 'Internal error; please retry');

@@ -8,17 +8,26 @@ export interface KeyCache {
   get(keyHash: string): TPrincipal | undefined;
   set(keyHash: string, principal: TPrincipal): void;
   evict(keyHash: string): void;
+  /** Remember for a short while that the key service did not know this key. */
+  reject(keyHash: string): void;
+  /** Whether this key was refused by the key service a moment ago. */
+  wasRejected(keyHash: string): boolean;
   readonly size: number;
 }
 
 export const createKeyCache = (options: {
   ttlMs: number;
+  /** How long an unknown key is remembered as unknown (0: not at all). */
+  rejectedTtlMs?: number;
   maxEntries?: number;
   now?: () => number;
 }): KeyCache => {
   const now = options.now ?? Date.now;
   const max = options.maxEntries ?? 10_000;
   const entries = new Map<string, { principal: TPrincipal; expiresAt: number }>();
+  const rejectedTtl = options.rejectedTtlMs ?? 0;
+  // Unknown keys: a new key is a hash nobody has sent before, so remembering misses cannot hide it.
+  const rejected = new Map<string, number>();
   return {
     get(keyHash) {
       const entry = entries.get(keyHash);
@@ -39,6 +48,21 @@ export const createKeyCache = (options: {
       entries.set(keyHash, { principal, expiresAt: now() + options.ttlMs });
     },
     evict: (keyHash) => void entries.delete(keyHash),
+    reject(keyHash) {
+      if (rejectedTtl === 0) return;
+      if (rejected.size >= max) {
+        const oldest = rejected.keys().next();
+        if (!oldest.done) rejected.delete(oldest.value);
+      }
+      rejected.set(keyHash, now() + rejectedTtl);
+    },
+    wasRejected(keyHash) {
+      const until = rejected.get(keyHash);
+      if (until === undefined) return false;
+      if (until > now()) return true;
+      rejected.delete(keyHash);
+      return false;
+    },
     get size() {
       return entries.size;
     },

@@ -31,6 +31,12 @@ export const createRateCounter = (options: { windowMs: number; now?: () => numbe
       unsent.set(key, (unsent.get(key) ?? 0) + 1);
       return { count, resetMs: (window + 1) * options.windowMs - t };
     },
+    /** The count of `key` in the current window across replicas, without counting a request. */
+    count(key: string): { count: number; resetMs: number } {
+      const t = now();
+      rollTo(Math.floor(t / options.windowMs));
+      return { count: counts.get(key) ?? 0, resetMs: (window + 1) * options.windowMs - t };
+    },
     /**
      * This replica's hits not yet told to the others, in messages of at most `maxKeys` keys (many
      * client IPs in one interval must not make a message larger than NATS carries).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZSignFields } from '../sign-fields';
+import { ZSignFields } from './sign-fields';
 
 export interface FieldReference {
   name: string;

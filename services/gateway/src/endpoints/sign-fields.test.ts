@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '@esign/contracts';
-import { parseOrThrow } from './http/validation';
+import { parseOrThrow } from '@esign/contracts';
 import { ZSignFields } from './sign-fields';
 
 const base = {

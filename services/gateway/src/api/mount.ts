@@ -1,0 +1,157 @@
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import { parseOrThrow, ServiceError, type TPrincipal } from '@esign/contracts';
+import type { z } from 'zod';
+import type { GatewayDeps } from '../deps';
+import { authenticate } from '../http/auth';
+import { clientIp, userAgent } from '../http/client-info';
+import { receiveUpload, type ReceivedUpload } from '../http/receive-upload';
+import { rateLimit } from '../http/rate-limit';
+import type { AnyOperation, OperationResult } from './operation';
+
+/** `/api/v1/documents/{auditId}` as Express writes it: `/api/v1/documents/:auditId`. */
+export const expressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+const single = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
+
+/** Query values as strings (the first of repeated ones); empty values are left out so defaults apply. */
+const queryOf = (req: Request): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(req.query)
+      .map(([k, v]): [string, unknown] => [k, single(v)])
+      .filter(([, v]) => v !== ''),
+  );
+
+/** The declared headers, by their canonical names. */
+const headersOf = (req: Request, schema: z.ZodObject): Record<string, string | undefined> =>
+  Object.fromEntries(Object.keys(schema.shape).map((name) => [name, req.get(name)]));
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const jsonBody = (limit: string): RequestHandler => {
+  const parse = express.json({ limit });
+  return (req, res, next) => {
+    if (!req.is('application/json')) {
+      next(new ServiceError('invalid_argument', 'Content-Type must be application/json', 'body'));
+      return;
+    }
+    parse(req, res, next);
+  };
+};
+
+/** Write what a handler answered; a JSON body goes out through the operation's public schema. */
+const writeResult = (op: AnyOperation, deps: GatewayDeps, res: Response, result: OperationResult): void => {
+  res.status(result.status);
+  if (result.headers) res.set(result.headers);
+  if ('json' in result) {
+    const schema = op.responses[result.status]?.json;
+    if (!schema) throw new Error(`${op.id} answered ${result.status}, which it does not declare`);
+    const body = schema.safeParse(result.json);
+    if (!body.success) {
+      // The public shape is a promise to clients: an internal change must not leak through it.
+      throw new Error(`${op.id}: response does not match its public schema: ${body.error.message}`);
+    }
+    res.json(body.data);
+    return;
+  }
+  if ('html' in result) {
+    res.type('html').send(result.html);
+    return;
+  }
+  res.set({ 'Content-Type': result.contentType, 'Content-Length': String(result.size) });
+  if (result.onClose) res.once('close', result.onClose);
+  result.stream.on('error', (err) => {
+    deps.logger.error('streaming a response body failed', { operation: op.id, err });
+    res.destroy(err);
+  });
+  result.stream.pipe(res);
+};
+
+/**
+ * Serve one declared operation: authentication and the rate limit its `auth` asks for, validation of
+ * path, query, headers and body against its schemas, the handler, and the answer through its response
+ * declaration. Errors go to the one error handler, which maps codes to statuses.
+ */
+export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps): void => {
+  const limit = rateLimit({
+    perMinute:
+      op.auth === 'sandbox' ? deps.config.SANDBOX_RATE_LIMIT_PER_MINUTE : deps.config.RATE_LIMIT_PER_MINUTE,
+    counter: deps.rateCounter,
+  });
+  const authenticated: RequestHandler = (req, res, next) => {
+    authenticate(op.auth, req, res, deps).then(() => next(), next);
+  };
+  const body: RequestHandler[] = op.request.json ? [jsonBody('256kb')] : [];
+
+  const handler: RequestHandler = async (req, res) => {
+    const receivedAt = new Date().toISOString();
+    const { request } = op;
+    const params = request.params ? parseOrThrow(request.params, req.params) : {};
+    const query = request.query ? parseOrThrow(request.query, queryOf(req)) : {};
+    const headers = request.headers ? parseOrThrow(request.headers, headersOf(req, request.headers)) : {};
+    let json: unknown;
+    if (request.json) {
+      const raw: unknown = req.body;
+      if (!isPlainObject(raw)) {
+        throw new ServiceError('invalid_argument', 'request body must be a JSON object', 'body');
+      }
+      json = parseOrThrow(request.json, raw);
+    }
+    let upload: ReceivedUpload | undefined;
+    if (request.multipart) {
+      const { file } = request.multipart;
+      upload = await receiveUpload(req, {
+        blob: deps.blob,
+        maxFileBytes: file.maxBytes(deps.config),
+        accept: file.accept,
+        logger: deps.logger,
+        hash: file.hash?.(headers as Record<string, string | undefined>) ?? false,
+      });
+    }
+    try {
+      let fields: Record<string, unknown> = {};
+      if (request.multipart) {
+        if (!upload?.file) {
+          throw new ServiceError(
+            'invalid_argument',
+            `${request.multipart.file.name} is required (${request.multipart.file.description})`,
+            request.multipart.file.name,
+          );
+        }
+        fields = parseOrThrow(request.multipart.fields, upload.fields);
+      }
+      const result = await op.handle(
+        {
+          query,
+          params,
+          headers,
+          body: json,
+          fields,
+          rawFields: upload?.fields ?? {},
+          file: upload?.file,
+          principal: res.locals.principal as TPrincipal | undefined,
+          client: { ip: clientIp(req), userAgent: userAgent(req) },
+          receivedAt,
+          accepts: (types) => req.accepts([...types]),
+        },
+        deps,
+      );
+      writeResult(op, deps, res, result);
+    } catch (err) {
+      // An upload nobody took over goes; removing one the signer already removed is harmless.
+      if (upload?.file) await deps.blob.remove(upload.file.key).catch(() => undefined);
+      throw err;
+    }
+  };
+
+  app[op.method](expressPath(op.path), authenticated, limit, ...body, handler);
+};
+
+/** Serve every operation. */
+export const mountOperations = (
+  app: Express,
+  operations: readonly AnyOperation[],
+  deps: GatewayDeps,
+): void => {
+  for (const op of operations) mountOperation(app, op, deps);
+};

@@ -1,0 +1,223 @@
+import { z } from 'zod';
+import type { TErrorCode } from '@esign/contracts';
+import { HTTP_STATUS } from '../http/errors';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from './common-headers';
+import { errorsOfAuth, type AnyOperation, type HeaderDeclaration } from './operation';
+import { publicSchemas, ZErrorResponse } from './public-schemas';
+
+type JsonObject = Record<string, unknown>;
+
+export interface OpenApiOptions {
+  /** The deployment's public sandbox token, shown in the document. */
+  readonly sandboxToken: string;
+  /** Where clients reach the gateway (the `servers` entry); relative when unknown. */
+  readonly serverUrl?: string;
+  readonly version: string;
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** What zod's JSON Schema carries that does not belong in an OpenAPI document, or only adds noise. */
+const clean = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(clean);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value as JsonObject)) {
+    if (k === '$schema' || k === '$id') continue;
+    if (k === 'pattern' && (value as JsonObject).format === 'date-time') continue;
+    if ((k === 'maximum' || k === 'minimum') && Math.abs(v as number) === Number.MAX_SAFE_INTEGER) continue;
+    out[k] = clean(v);
+  }
+  return out;
+};
+
+const schemaOf = (schema: z.ZodType, io: 'input' | 'output' = 'output'): JsonObject => {
+  const id = publicSchemas.get(schema)?.id;
+  if (id) return ref(id);
+  return clean(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' })) as JsonObject;
+};
+
+/** Properties of an object schema, and which of them a client must send. */
+const propertiesOf = (schema: z.ZodType) => {
+  const output = schemaOf(schema, 'output') as { properties?: Record<string, JsonObject> };
+  const input = schemaOf(schema, 'input') as { required?: string[] };
+  return { properties: output.properties ?? {}, required: new Set(input.required ?? []) };
+};
+
+const parametersOf = (schema: z.ZodType | undefined, location: 'query' | 'path' | 'header') => {
+  if (!schema) return [];
+  const { properties, required } = propertiesOf(schema);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, example, ...rest } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      ...(example !== undefined ? { example } : {}),
+      schema: rest,
+    };
+  });
+};
+
+const headersOf = (headers: Readonly<Record<string, HeaderDeclaration>>) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, h]) => [
+      name,
+      { description: h.description, required: h.required ?? true, schema: schemaOf(h.schema) },
+    ]),
+  );
+
+const ERROR_DESCRIPTIONS: Record<TErrorCode, string> = {
+  invalid_argument: 'A field is missing or invalid; the error names it',
+  unauthenticated:
+    'Credential missing, invalid or revoked (the error says which credential this endpoint takes)',
+  permission_denied: 'The account may not do this (API access is a Business plan feature)',
+  not_found: 'No such resource for this account',
+  conflict: 'Conflicts with an earlier request (an Idempotency-Key used for a different request)',
+  too_large: 'The upload exceeds the size limit',
+  rate_limited: 'Too many requests; see Retry-After',
+  unavailable:
+    'A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key)',
+  internal: 'Unexpected failure; retry',
+};
+
+const requestBodyOf = (op: AnyOperation) => {
+  const { json, multipart, example } = op.request;
+  if (json) {
+    return {
+      required: true,
+      content: { 'application/json': { schema: schemaOf(json, 'input'), ...(example ? { example } : {}) } },
+    };
+  }
+  if (multipart) {
+    const { properties, required } = propertiesOf(multipart.fields);
+    const { file } = multipart;
+    // Form fields that hold structured values are sent as JSON text.
+    const encoding = Object.fromEntries(
+      Object.entries(properties)
+        .filter(([, p]) => p.type === 'array' || p.type === 'object')
+        .map(([name]) => [name, { contentType: 'application/json' }]),
+    );
+    return {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: [file.name, ...required],
+            properties: {
+              [file.name]: {
+                type: 'string',
+                format: 'binary',
+                description: `${file.description}; the type is taken from the content`,
+              },
+              ...properties,
+            },
+          },
+          ...(Object.keys(encoding).length ? { encoding } : {}),
+          ...(example ? { example } : {}),
+        },
+      },
+    };
+  }
+  return undefined;
+};
+
+const responsesOf = (op: AnyOperation) => {
+  const responses: JsonObject = {};
+  for (const [status, response] of Object.entries(op.responses)) {
+    const content: JsonObject = {};
+    if (response.json) {
+      content['application/json'] = {
+        schema: schemaOf(response.json),
+        ...(response.example !== undefined ? { example: response.example } : {}),
+      };
+    }
+    if (response.html) content['text/html'] = { schema: { type: 'string' } };
+    if (response.binary) content[response.binary] = { schema: { type: 'string', format: 'binary' } };
+    responses[status] = {
+      description: response.description,
+      headers: headersOf({ ...(response.headers ?? {}), ...RATE_LIMIT_HEADERS }),
+      content,
+    };
+  }
+  const codes = [...new Set([...op.errors, ...errorsOfAuth(op.auth)])];
+  const byStatus = new Map<number, TErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: statusCodes.map((c) => ERROR_DESCRIPTIONS[c]).join('; '),
+      ...(status === 429 || status === 503 ? { headers: headersOf(RETRY_AFTER_HEADER) } : {}),
+      content: { 'application/json': { schema: schemaOf(ZErrorResponse) } },
+    };
+  }
+  return responses;
+};
+
+const SECURITY = {
+  apiKey: [{ apiKey: [] }],
+  sandbox: [{ sandboxToken: [] }],
+  none: [],
+} as const;
+
+/** The OpenAPI 3.1 document of every public operation, generated from their declarations. */
+export const buildOpenApiDocument = (operations: readonly AnyOperation[], options: OpenApiOptions) => {
+  const paths: Record<string, JsonObject> = {};
+  for (const op of operations) {
+    const requestBody = requestBodyOf(op);
+    (paths[op.path] ??= {})[op.method] = {
+      operationId: op.id,
+      tags: [op.tag],
+      summary: op.summary,
+      description: op.description,
+      security: SECURITY[op.auth],
+      parameters: [
+        ...parametersOf(op.request.params, 'path'),
+        ...parametersOf(op.request.query, 'query'),
+        ...parametersOf(op.request.headers, 'header'),
+      ],
+      ...(requestBody ? { requestBody } : {}),
+      responses: responsesOf(op),
+    };
+  }
+  const { schemas } = z.toJSONSchema(publicSchemas, {
+    uri: (id) => `#/components/schemas/${id}`,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  });
+  const tags = [...new Set(operations.map((op) => op.tag))].map((name) => ({ name }));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'esign API',
+      version: options.version,
+      description: [
+        'Sign documents over HTTP and prove it later. Every /api/v1 endpoint takes `Authorization: Bearer <API_KEY>` (a `svc_live_` key of a Business account) unless stated.',
+        `The sandbox endpoint takes this deployment's public sandbox token instead: \`${options.sandboxToken}\`.`,
+        'Errors are JSON `{ "error": "…" }` naming the field at fault. Every answer carries `RateLimit-*` headers; 429 and 503 carry `Retry-After`. POSTs that sign take an `Idempotency-Key`: retry them with the same key.',
+      ].join('\n\n'),
+    },
+    servers: [{ url: options.serverUrl ?? '/' }],
+    tags,
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A live API key, `svc_live_…`, created in the dashboard (Business plan)',
+        },
+        sandboxToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `The public sandbox token of this deployment: \`${options.sandboxToken}\``,
+        },
+      },
+      schemas: clean(schemas) as JsonObject,
+    },
+  };
+};
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;

@@ -1,0 +1,167 @@
+import type { Readable } from 'node:stream';
+import type { TDocumentKind, TErrorCode, TPrincipal } from '@esign/contracts';
+import type { z } from 'zod';
+import type { GatewayDeps } from '../deps';
+import type { ReceivedFile } from '../http/receive-upload';
+
+/**
+ * Who may call an operation:
+ * - `apiKey`: `Authorization: Bearer svc_live_…` of an account with API access (Business plan);
+ * - `sandbox`: the deployment's public sandbox token (`svc_sandbox_…`);
+ * - `none`: anyone (rate-limited per client IP).
+ */
+export type AuthKind = 'apiKey' | 'sandbox' | 'none';
+
+/** A response header an operation sets, described for the OpenAPI document. */
+export interface HeaderDeclaration {
+  readonly description: string;
+  readonly schema: z.ZodType;
+  /** Present on every response of that status (default true). */
+  readonly required?: boolean;
+}
+
+/** One response an operation can give. A body is JSON (with its public schema), binary, or HTML. */
+export interface ResponseDeclaration {
+  readonly description: string;
+  readonly json?: z.ZodType;
+  /** Media type of a binary body (for example `application/pdf`). */
+  readonly binary?: string;
+  /** The response may also be an HTML page (content negotiation on `Accept`). */
+  readonly html?: boolean;
+  readonly headers?: Readonly<Record<string, HeaderDeclaration>>;
+  /** Example JSON body for the document and the Postman collection. */
+  readonly example?: unknown;
+}
+
+/** The file part of a multipart request. */
+export interface FileDeclaration {
+  /** Form field name of the file. */
+  readonly name: string;
+  readonly description: string;
+  /** Kinds accepted, taken from the bytes (never from the name or declared type). */
+  readonly accept: readonly TDocumentKind[];
+  /** Largest file accepted (413 above), from configuration. */
+  readonly maxBytes: (config: GatewayDeps['config']) => number;
+  /** Hash the file while it streams (for fingerprints); only when the request needs it. */
+  readonly hash?: (headers: Readonly<Record<string, string | undefined>>) => boolean;
+}
+
+export interface RequestDeclaration<
+  Q extends z.ZodObject,
+  P extends z.ZodObject,
+  H extends z.ZodObject,
+  J extends z.ZodType,
+  M extends z.ZodObject,
+> {
+  readonly query?: Q;
+  readonly params?: P;
+  /** Request headers the operation reads (names in lower case). */
+  readonly headers?: H;
+  /** A JSON body (`Content-Type: application/json`). */
+  readonly json?: J;
+  /** A multipart/form-data body: its text fields and its file. */
+  readonly multipart?: { readonly fields: M; readonly file: FileDeclaration };
+  /** Example request body (JSON, or multipart fields) for the document and the Postman collection. */
+  readonly example?: Record<string, unknown>;
+}
+
+/** What a handler is given: the validated request, who made it, and where it came from. */
+export interface OperationInput<Q, P, H, J, M> {
+  readonly query: Q;
+  readonly params: P;
+  readonly headers: H;
+  readonly body: J;
+  /** Multipart text fields, validated. */
+  readonly fields: M;
+  /** Multipart text fields exactly as sent (for request fingerprints). */
+  readonly rawFields: Readonly<Record<string, string>>;
+  /** The stored upload of a multipart request (object key, name, kind, size). */
+  readonly file: ReceivedFile | undefined;
+  /** The authenticated account (operations with `auth: 'apiKey'`). */
+  readonly principal: TPrincipal | undefined;
+  readonly client: { readonly ip: string; readonly userAgent: string };
+  /** When the request arrived (ISO 8601). */
+  readonly receivedAt: string;
+  /** Content negotiation: the first of `types` the client accepts. */
+  accepts(types: readonly string[]): string | false;
+}
+
+/** What a handler answers. The mount function writes it; JSON bodies go out through their public schema. */
+export type OperationResult =
+  | {
+      readonly status: number;
+      readonly json: unknown;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly status: number;
+      readonly html: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly status: number;
+      /** A body streamed from object storage (or elsewhere), with its length. */
+      readonly stream: Readable;
+      readonly contentType: string;
+      readonly size: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      /** Called once the response is finished or the client is gone. */
+      readonly onClose?: () => void;
+    };
+
+/** One HTTP operation, declared once: everything the router, the validator and the documents need. */
+export interface Operation<
+  Q extends z.ZodObject = z.ZodObject,
+  P extends z.ZodObject = z.ZodObject,
+  H extends z.ZodObject = z.ZodObject,
+  J extends z.ZodType = z.ZodType,
+  M extends z.ZodObject = z.ZodObject,
+> {
+  /** OpenAPI operationId and SDK method name, e.g. `signDocument`. */
+  readonly id: string;
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Path in OpenAPI form: `/api/v1/documents/{auditId}`. */
+  readonly path: string;
+  /** The resource the operation belongs to: the OpenAPI tag and the Postman folder. */
+  readonly tag: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly auth: AuthKind;
+  /** Takes an `Idempotency-Key` header (documented and passed to the SDK). */
+  readonly idempotent?: boolean;
+  readonly request: RequestDeclaration<Q, P, H, J, M>;
+  /** Success responses by status. */
+  readonly responses: Readonly<Record<number, ResponseDeclaration>>;
+  /**
+   * Error codes the operation itself can answer (their statuses come from the one code table);
+   * the ones of its authentication and rate limit are added by the mount function and the document.
+   */
+  readonly errors: readonly TErrorCode[];
+  // A method, not a property: a list of operations (`AnyOperation`) holds handlers of any input.
+  handle(
+    input: OperationInput<z.output<Q>, z.output<P>, z.output<H>, z.output<J>, z.output<M>>,
+    deps: GatewayDeps,
+  ): Promise<OperationResult>;
+}
+
+/** Declare an operation (types flow from the request schemas into the handler). */
+export const defineOperation = <
+  Q extends z.ZodObject = z.ZodObject,
+  P extends z.ZodObject = z.ZodObject,
+  H extends z.ZodObject = z.ZodObject,
+  J extends z.ZodType = z.ZodUnknown,
+  M extends z.ZodObject = z.ZodObject,
+>(
+  operation: Operation<Q, P, H, J, M>,
+): Operation<Q, P, H, J, M> => operation;
+
+/** Any operation, whatever its schemas (for lists of operations). */
+export type AnyOperation = Operation;
+
+/** Error codes every operation of an auth kind can answer, besides its own. */
+export const errorsOfAuth = (auth: AuthKind): TErrorCode[] =>
+  auth === 'apiKey'
+    ? ['unauthenticated', 'permission_denied', 'rate_limited']
+    : auth === 'sandbox'
+      ? ['unauthenticated', 'rate_limited']
+      : ['rate_limited'];

@@ -1,0 +1,19 @@
+import type { AnyOperation } from '../api/operation';
+import { getDocumentOperation, listDocumentsOperation } from './documents';
+import { sandboxSignOperation } from './sandbox';
+import { signDocumentOperation, signReferenceOperation } from './sign';
+import { generateTemplateOperation, listTemplatesOperation } from './templates';
+
+/**
+ * Every public HTTP operation, in the order the documents list them. The router, the OpenAPI
+ * document, the docs page, the Postman collection and the SDK's types all come from this list.
+ */
+export const OPERATIONS: readonly AnyOperation[] = [
+  signDocumentOperation,
+  signReferenceOperation,
+  listTemplatesOperation,
+  generateTemplateOperation,
+  listDocumentsOperation,
+  getDocumentOperation,
+  sandboxSignOperation,
+];

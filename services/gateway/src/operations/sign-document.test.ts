@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { ServiceError, type TSignPdfReply } from '@esign/contracts';
+import { fakeSigningPorts } from './fake-signing-ports';
+import type { TEarlierDocument } from './ports';
+import { signDocument, type SignDocumentInput } from './sign-document';
+
+const ACCOUNT = '3f1c2b8e-5d6a-4e7f-9a0b-1c2d3e4f5a6b';
+const UPLOAD = 'uploads/5c0b7a51-0f6e-4a54-9d7f-3b1d7c5e2a10';
+const input: SignDocumentInput = {
+  accountId: ACCOUNT,
+  upload: { key: UPLOAD, fileName: 'contract.pdf', kind: 'pdf' },
+  signature: { mode: 'type', typedName: 'Ada', color: '#1e3a8a' },
+  positions: [{ x: 10, y: 80, page: 0, width: 25 }],
+  usedPositions: true,
+  signer: { name: 'Ada', email: 'ada@example.com', ipAddress: '203.0.113.9', userAgent: 'curl/8' },
+  receivedAt: '2026-11-23T10:00:00.000Z',
+};
+const signed: TSignPdfReply = {
+  auditId: 'ESG-AAAA-BBBB-CCCC',
+  signedAt: '2026-11-23T10:00:01.000Z',
+  signedKey: `signed/${ACCOUNT}/ESG-AAAA-BBBB-CCCC.pdf`,
+  signedFileName: 'contract-signed.pdf',
+  fileHash: `sha256:${'a'.repeat(64)}`,
+  originalHash: `sha256:${'b'.repeat(64)}`,
+  size: 1234,
+  pageCount: 2,
+  events: [],
+};
+const earlier: TEarlierDocument = {
+  auditId: 'ESG-DDDD-EEEE-FFFF',
+  requestHash: 'c'.repeat(64),
+  fileName: 'contract.pdf',
+  signedAt: '2026-11-22T09:00:00.000Z',
+  fileHash: `sha256:${'d'.repeat(64)}`,
+  objectKey: `signed/${ACCOUNT}/ESG-DDDD-EEEE-FFFF.pdf`,
+  size: 999,
+};
+
+describe('signDocument', () => {
+  it('signs the upload, records the result with the signer, and hands back where the PDF is', async () => {
+    const world = fakeSigningPorts({
+      signPdf: () => Promise.resolve(signed),
+      recordDocument: () => Promise.resolve(),
+    });
+    const sut = await signDocument(world.ports, input);
+    expect(sut).toMatchObject({
+      auditId: signed.auditId,
+      objectKey: signed.signedKey,
+      downloadName: 'contract-signed.pdf',
+      replayed: false,
+    });
+    expect(world.signRequests[0]).toMatchObject({ uploadKey: UPLOAD, accountId: ACCOUNT });
+    expect(world.records[0]).toMatchObject({
+      auditId: signed.auditId,
+      signerName: 'Ada',
+      ipAddress: '203.0.113.9',
+      fileHash: signed.fileHash,
+      objectKey: signed.signedKey,
+    });
+    expect(world.removed).toEqual([]);
+  });
+
+  it('answers a retry with the earlier document and signs nothing', async () => {
+    const world = fakeSigningPorts({ findByIdempotencyKey: () => Promise.resolve(earlier) });
+    const sut = await signDocument(world.ports, {
+      ...input,
+      idempotency: { key: 'k-1', requestHash: earlier.requestHash },
+    });
+    expect(sut).toMatchObject({
+      auditId: earlier.auditId,
+      replayed: true,
+      downloadName: 'contract-signed.pdf',
+    });
+    expect(world.signRequests).toEqual([]);
+    expect(world.removed).toEqual([UPLOAD]);
+  });
+
+  it('refuses the same key with a different request (409) and removes the upload', async () => {
+    const world = fakeSigningPorts({ findByIdempotencyKey: () => Promise.resolve(earlier) });
+    const result = signDocument(world.ports, {
+      ...input,
+      idempotency: { key: 'k-1', requestHash: 'e'.repeat(64) },
+    });
+    await expect(result).rejects.toMatchObject({ code: 'conflict', field: 'Idempotency-Key' });
+    expect(world.removed).toEqual([UPLOAD]);
+  });
+
+  it('answers with the winner when a racing request under the same key was recorded first', async () => {
+    let lookups = 0;
+    const world = fakeSigningPorts({
+      // Nothing yet when this request starts; the winner's document once it lost the race.
+      findByIdempotencyKey: () => Promise.resolve(lookups++ === 0 ? undefined : earlier),
+      signPdf: () => Promise.resolve(signed),
+      recordDocument: () =>
+        Promise.reject(new ServiceError('conflict', 'Idempotency-Key already recorded', 'Idempotency-Key')),
+      documentExists: () => Promise.resolve(false),
+    });
+    const sut = await signDocument(world.ports, {
+      ...input,
+      idempotency: { key: 'k-1', requestHash: earlier.requestHash },
+    });
+    expect(sut).toMatchObject({ auditId: earlier.auditId, replayed: true });
+    // Our own signed PDF was discarded, and the upload is gone.
+    expect(world.removed).toContain(signed.signedKey);
+  });
+
+  it('names a position the way the client sent it when the signer refuses it', async () => {
+    const refusal = () =>
+      Promise.reject(
+        new ServiceError('invalid_argument', 'positions.0.page: page 5 does not exist', 'positions.0.page'),
+      );
+    const single = fakeSigningPorts({ signPdf: refusal });
+    await expect(signDocument(single.ports, { ...input, usedPositions: false })).rejects.toMatchObject({
+      field: 'page',
+      message: 'page 5 does not exist',
+    });
+    const list = fakeSigningPorts({ signPdf: refusal });
+    await expect(signDocument(list.ports, input)).rejects.toMatchObject({
+      field: 'positions[0].page',
+      message: 'positions[0].page: page 5 does not exist',
+    });
+    expect(list.removed).toEqual([UPLOAD]);
+  });
+});

@@ -1,0 +1,140 @@
+import {
+  ServiceError,
+  signedFileNameFor,
+  type TDocumentKind,
+  type TPosition,
+  type TSignature,
+  type TSigner,
+} from '@esign/contracts';
+import { findEarlier, winnerOfRace, type Idempotency } from './idempotency';
+import type { SigningPorts, TEarlierDocument } from './ports';
+import { recordOrDiscard } from './record-or-discard';
+
+/** A document to sign: an upload already in object storage (claim check) and what to stamp on it. */
+export interface SignDocumentInput {
+  readonly accountId: string;
+  readonly upload: { readonly key: string; readonly fileName: string; readonly kind: TDocumentKind };
+  readonly signature: TSignature;
+  readonly positions: readonly TPosition[];
+  /**
+   * Whether the client sent `positions` (errors about a position then name `positions[i]`) or the
+   * single `x`, `y`, `page`, `width` fields.
+   */
+  readonly usedPositions: boolean;
+  readonly signer: TSigner;
+  /** When the request arrived (ISO 8601), for the audit log. */
+  readonly receivedAt: string;
+  readonly idempotency?: Idempotency;
+}
+
+/** A signed document in object storage, ready to be streamed back. */
+export interface SignedDocument {
+  readonly auditId: string;
+  readonly signedAt: string;
+  readonly fileHash: string;
+  readonly objectKey: string;
+  readonly size: number;
+  /** File name for Content-Disposition. */
+  readonly downloadName: string;
+  /** True when an earlier request under the same Idempotency-Key produced it. */
+  readonly replayed: boolean;
+  readonly pageCount?: number;
+}
+
+const replayOf = (earlier: TEarlierDocument): SignedDocument => ({
+  auditId: earlier.auditId,
+  signedAt: earlier.signedAt,
+  fileHash: earlier.fileHash,
+  objectKey: earlier.objectKey,
+  size: earlier.size,
+  downloadName: signedFileNameFor(earlier.fileName),
+  replayed: true,
+});
+
+/**
+ * The signer names a position as `positions.<i>.<field>`; say it the way the client wrote it:
+ * `positions[i].field`, or just `page` when the client sent the single x/y/page/width fields.
+ */
+const inClientTerms = (err: unknown, usedPositions: boolean): unknown => {
+  if (!(err instanceof ServiceError) || !err.field?.startsWith('positions.')) return err;
+  const [, index, leaf] = err.field.split('.');
+  const field = usedPositions ? `positions[${index}]${leaf ? `.${leaf}` : ''}` : (leaf ?? 'page');
+  const message = err.message.replace(/^positions\.\d+(\.\w+)?: /, usedPositions ? `${field}: ` : '');
+  return new ServiceError(err.code, message, field);
+};
+
+/**
+ * The sign workflow, whoever calls it (the API, the public signing page, the dashboard): answer a
+ * retry with the document its key produced; otherwise sign the upload (`pdf.sign`), record the
+ * result durably (`document.record`), and hand back where the signed PDF is. Nothing is left behind
+ * on failure: the upload is removed, and a signed PDF without a record is discarded.
+ */
+export const signDocument = async (
+  ports: SigningPorts,
+  input: SignDocumentInput,
+): Promise<SignedDocument> => {
+  const { accountId, idempotency } = input;
+  try {
+    if (idempotency) {
+      const earlier = await findEarlier(ports, accountId, idempotency);
+      if (earlier) {
+        // A retry of a request that was signed: the same document again, nothing signed twice.
+        await ports.removeObject(input.upload.key).catch(() => undefined);
+        return replayOf(earlier);
+      }
+    }
+    const signed = await ports
+      .signPdf({
+        accountId,
+        uploadKey: input.upload.key,
+        fileName: input.upload.fileName,
+        kind: input.upload.kind,
+        signature: input.signature,
+        positions: [...input.positions],
+        signer: input.signer,
+        receivedAt: input.receivedAt,
+      })
+      .catch((err: unknown) => {
+        throw inClientTerms(err, input.usedPositions);
+      });
+    try {
+      // Answered only once the record is durable: a GET right after finds it.
+      await recordOrDiscard(ports, {
+        accountId,
+        auditId: signed.auditId,
+        fileName: input.upload.fileName,
+        signerName: input.signer.name,
+        signerEmail: input.signer.email,
+        ipAddress: input.signer.ipAddress,
+        userAgent: input.signer.userAgent,
+        signedAt: signed.signedAt,
+        fileHash: signed.fileHash,
+        originalHash: signed.originalHash,
+        objectKey: signed.signedKey,
+        size: signed.size,
+        pageCount: signed.pageCount,
+        events: signed.events,
+        idempotency,
+      });
+    } catch (err) {
+      // Another request under the same key was recorded meanwhile (ours was discarded): answer with
+      // that document, as any later retry would be.
+      return replayOf(await winnerOfRace(ports, accountId, idempotency, err));
+    }
+    return {
+      auditId: signed.auditId,
+      signedAt: signed.signedAt,
+      fileHash: signed.fileHash,
+      objectKey: signed.signedKey,
+      size: signed.size,
+      downloadName: signed.signedFileName,
+      replayed: false,
+      pageCount: signed.pageCount,
+    };
+  } catch (err) {
+    // The signer deletes the upload when it is done with it; if it never got it (or we stopped
+    // waiting), it is ours to remove. Removing twice is harmless.
+    await ports.removeObject(input.upload.key).catch(() => undefined);
+    throw err;
+  }
+};
