@@ -18,6 +18,9 @@ const number = (name: string, min: number, max: number, int = false) => {
 
 const MAX_PAGE_INDEX = 100_000;
 
+/** True when a text has something a person can see (not only spaces, zero-width or format characters). */
+const hasVisibleText = (v: string) => /[^\s\p{Cf}\p{Zs}\p{Cc}]/u.test(v);
+
 const positionsJson = z.preprocess(
   (v, ctx) => {
     if (typeof v !== 'string') return v;
@@ -43,6 +46,7 @@ export const ZSignFields = z
       .trim()
       .min(1, 'signerName is required')
       .max(200, 'signerName must be at most 200 characters')
+      .refine(hasVisibleText, 'signerName is required (it has no visible characters)')
       .meta({ description: "Signer's full name; embedded in the audit trail" }),
     signerEmail: z
       .email({ error: 'signerEmail must be an email address' })
@@ -65,6 +69,7 @@ export const ZSignFields = z
       .trim()
       .min(1, 'typedName must not be empty')
       .max(200, 'typedName must be at most 200 characters')
+      .refine(hasVisibleText, 'typedName must have visible characters')
       .optional()
       .meta({ description: 'Required when mode=type: the text rendered as the signature, in any script' }),
     sigColor: ZHexColor.default('#1e3a8a').meta({ description: 'Hex colour of a typed signature' }),

@@ -64,8 +64,12 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
     try {
       bb = busboy({
         headers: req.headers,
+        // Browsers and curl send file names as UTF-8 bytes; busboy's default reads them as Latin-1.
+        defParamCharset: 'utf8',
         limits: {
-          fileSize: options.maxFileBytes,
+          // busboy reports the limit as soon as a file reaches it: one byte more lets a file of exactly
+          // the limit through, and the first byte past it still stops the upload.
+          fileSize: options.maxFileBytes + 1,
           files: 1,
           fields: 50,
           fieldSize: options.maxFieldBytes ?? 1024 * 1024,

@@ -1,0 +1,306 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makePdf } from '@esign/testing';
+import { auth, baseUrl, createAccount, signForm, type TestAccount } from './harness';
+
+interface MediaType {
+  schema?: Record<string, unknown>;
+}
+interface ResponseObject {
+  headers?: Record<string, { required?: boolean; schema?: Record<string, unknown> }>;
+  content?: Record<string, MediaType>;
+}
+interface OperationObject {
+  operationId: string;
+  responses: Record<string, ResponseObject>;
+}
+interface OpenApi {
+  openapi: string;
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+// ajv-formats is CommonJS with a default export.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+
+let doc: OpenApi;
+let business: TestAccount;
+let free: TestAccount;
+let pdf: Buffer;
+
+beforeAll(async () => {
+  doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as OpenApi;
+  [business, free] = await Promise.all([createAccount('business'), createAccount('free')]);
+  pdf = await makePdf({ pages: 2 });
+});
+
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+  );
+
+const sandboxToken = () => {
+  const text = JSON.stringify(doc.components);
+  const token = /svc_sandbox_[A-Za-z0-9_]+/.exec(text)?.[0];
+  if (!token) throw new Error('the document does not show the sandbox token');
+  return token;
+};
+
+const typedSignature = {
+  signerName: 'Ada Lovelace',
+  signerEmail: 'ada@example.com',
+  mode: 'type',
+  typedName: 'Ada',
+  positions: [{ x: 10, y: 10, page: 1, width: 20 }],
+};
+
+const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+/**
+ * Real requests for every operation: each must answer a status its document declares, with the
+ * declared headers and a body that matches the declared schema. A new operation needs entries here.
+ */
+const callsFor = (): Record<string, { name: string; send: () => Promise<Response> }[]> => {
+  const key = auth(business.apiKey);
+  const idempotencyKey = `conformance-${Date.now()}`;
+  let signedAuditId = '';
+  return {
+    signDocument: [
+      {
+        name: 'a signature',
+        send: async () => {
+          const res = await fetch(`${baseUrl}/api/v1/sign`, {
+            method: 'POST',
+            headers: { ...key, 'Idempotency-Key': idempotencyKey },
+            body: signForm({ file: { bytes: pdf, name: 'c.pdf' }, fields: typedSignature }),
+          });
+          signedAuditId = res.headers.get('x-audit-id') ?? '';
+          return res;
+        },
+      },
+      {
+        name: 'its retry (Idempotent-Replayed)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/sign`, {
+            method: 'POST',
+            headers: { ...key, 'Idempotency-Key': idempotencyKey },
+            body: signForm({ file: { bytes: pdf, name: 'c.pdf' }, fields: typedSignature }),
+          }),
+      },
+      {
+        name: 'a different request under the same key (409)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/sign`, {
+            method: 'POST',
+            headers: { ...key, 'Idempotency-Key': idempotencyKey },
+            body: signForm({
+              file: { bytes: pdf, name: 'other.pdf' },
+              fields: typedSignature,
+            }),
+          }),
+      },
+      {
+        name: 'a missing field (400)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/sign`, {
+            method: 'POST',
+            headers: key,
+            body: signForm({ file: { bytes: pdf, name: 'c.pdf' }, fields: { signerName: 'A' } }),
+          }),
+      },
+      {
+        name: 'no key (401)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/sign`, {
+            method: 'POST',
+            body: signForm({ file: { bytes: pdf, name: 'c.pdf' }, fields: typedSignature }),
+          }),
+      },
+      {
+        name: 'a Free account (403)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/sign`, {
+            method: 'POST',
+            headers: auth(free.apiKey),
+            body: signForm({ file: { bytes: pdf, name: 'c.pdf' }, fields: typedSignature }),
+          }),
+      },
+    ],
+    getSignReference: [
+      {
+        name: 'as JSON',
+        send: () => fetch(`${baseUrl}/api/v1/sign`, { headers: { Accept: 'application/json' } }),
+      },
+      { name: 'as HTML', send: () => fetch(`${baseUrl}/api/v1/sign`, { headers: { Accept: 'text/html' } }) },
+    ],
+    listTemplates: [
+      { name: 'the list', send: () => fetch(`${baseUrl}/api/v1/templates`, { headers: key }) },
+      {
+        name: 'the sandbox token (401)',
+        send: () => fetch(`${baseUrl}/api/v1/templates`, { headers: auth(sandboxToken()) }),
+      },
+    ],
+    generateTemplate: [
+      {
+        name: 'an NDA',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/templates/generate`,
+            json(
+              { slug: 'nda', fields: { partyA: 'Acme', partyB: 'Ada', effectiveDate: '2026-12-01' } },
+              key,
+            ),
+          ),
+      },
+      {
+        name: 'an unknown template (404)',
+        send: () => fetch(`${baseUrl}/api/v1/templates/generate`, json({ slug: 'nope', fields: {} }, key)),
+      },
+      {
+        name: 'a missing field (400)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/templates/generate`, json({ slug: 'nda', fields: { partyA: 'A' } }, key)),
+      },
+    ],
+    listDocuments: [
+      {
+        name: 'a page with a search',
+        send: () => fetch(`${baseUrl}/api/v1/documents?search=c&limit=5`, { headers: key }),
+      },
+      {
+        name: 'a bad limit (400)',
+        send: () => fetch(`${baseUrl}/api/v1/documents?limit=101`, { headers: key }),
+      },
+    ],
+    getDocument: [
+      {
+        name: 'the document signed above',
+        send: () => fetch(`${baseUrl}/api/v1/documents/${signedAuditId}`, { headers: key }),
+      },
+      {
+        name: 'an unknown audit ID (404)',
+        send: () => fetch(`${baseUrl}/api/v1/documents/ESG-AAAA-BBBB-CCCC`, { headers: key }),
+      },
+    ],
+    sandboxSign: [
+      {
+        name: 'a URL',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/sandbox/sign`,
+            json({ document_url: 'https://example.com/a.pdf' }, auth(sandboxToken())),
+          ),
+      },
+      {
+        name: 'a declined magic URL',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/sandbox/sign`,
+            json({ document_url: 'https://sandbox.example/declined.pdf' }, auth(sandboxToken())),
+          ),
+      },
+      {
+        name: 'a 413 magic URL',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/sandbox/sign`,
+            json({ document_url: 'https://sandbox.example/too-large.pdf' }, auth(sandboxToken())),
+          ),
+      },
+      {
+        name: 'a live key (401)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/sandbox/sign`, json({ document_url: 'https://example.com/a.pdf' }, key)),
+      },
+      {
+        name: 'no URL (400)',
+        send: () => fetch(`${baseUrl}/api/v1/sandbox/sign`, json({}, auth(sandboxToken()))),
+      },
+    ],
+  };
+};
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document (checked by an independent validator)', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('is the one committed as docs/openapi.json (run `pnpm api:export` after changing an operation)', async () => {
+    const committed = JSON.parse(await readFile(resolve(repoRoot, 'docs/openapi.json'), 'utf8')) as unknown;
+    expect(doc).toEqual(committed);
+  });
+
+  it('documents bearer and sandbox security, rate-limit headers and Idempotency-Key', () => {
+    const text = JSON.stringify(doc);
+    expect(text).toContain('"sandboxToken"');
+    expect(text).toContain('"RateLimit-Remaining"');
+    expect(text).toContain('"Retry-After"');
+    const sign = doc.paths['/api/v1/sign']?.post as unknown as { parameters: { name: string; in: string }[] };
+    expect(sign.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),
+    );
+  });
+
+  it('describes every answer of every operation, as real requests show', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addFormat('binary', true);
+    const calls = callsFor();
+    const byId = new Map(operations().map((o) => [o.op.operationId, o]));
+    // Every operation of the document is exercised, and nothing here is unknown to the document.
+    expect([...byId.keys()].sort()).toEqual(Object.keys(calls).sort());
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    for (const [operationId, list] of Object.entries(calls)) {
+      const { op } = byId.get(operationId) ?? {};
+      if (!op) continue;
+      for (const call of list) {
+        const res = await call.send();
+        const where = `${operationId} (${call.name}) answered ${res.status}`;
+        const declared = op.responses[String(res.status)];
+        if (!declared) {
+          problems.push(`${where}, which the document does not declare`);
+          await res.body?.cancel();
+          continue;
+        }
+        seen.add(`${operationId} ${res.status}`);
+        for (const [name, header] of Object.entries(declared.headers ?? {})) {
+          if (header.required !== false && !res.headers.has(name)) problems.push(`${where} without ${name}`);
+        }
+        const type = (res.headers.get('content-type') ?? '').split(';')[0] ?? '';
+        const media = declared.content?.[type];
+        if (!media) {
+          problems.push(`${where} as ${type}, not one of ${Object.keys(declared.content ?? {}).join(', ')}`);
+          await res.body?.cancel();
+          continue;
+        }
+        if (type === 'application/json' && media.schema) {
+          const validate = ajv.compile({ ...media.schema, components: doc.components });
+          const body: unknown = await res.json();
+          if (!validate(body)) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+        } else {
+          await res.arrayBuffer();
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    // Each operation's success answer was among them.
+    for (const { op } of operations()) {
+      const success = Object.keys(op.responses).filter((s) => s.startsWith('2'));
+      for (const status of success) expect(seen).toContain(`${op.operationId} ${status}`);
+    }
+  });
+});
