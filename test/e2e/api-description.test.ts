@@ -233,7 +233,7 @@ describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document (checked by an independent validator)', async () => {
     expect(doc.openapi).toBe('3.1.0');
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc));
+    const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
   });
