@@ -20,7 +20,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const logs: string[] = [];
   const test = await startTestStack({
     label: 'e2e',
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' },
+    env: {
+      LOG_LEVEL: 'warn',
+      // The suite sends everything from one address: limits are tested on their own (gateway's edge test).
+      RATE_LIMIT_PER_MINUTE: '100000',
+      AUTH_FAILURES_PER_MINUTE: '100000',
+      SANDBOX_RATE_LIMIT_PER_MINUTE: '100000',
+    },
     onLine: (service, line) => {
       logs.push(`${service} | ${line}`);
       if (process.env.E2E_LOGS) console.log(`${service} | ${line}`);
