@@ -22,7 +22,7 @@ beforeAll(async () => {
   s3 = await startTestS3();
   const logger = createLogger({ service: 'gateway-test', level: 'error' });
   // A key service that knows no key, and counts how often it is asked.
-  keyService = await connectBus({ url: natsUrl, name: 'key', prefix, logger });
+  keyService = await connectBus({ url: natsUrl, name: 'key', prefix, logger, timeoutMs: 5000 });
   await keyService.serve([
     endpoint(KeyVerify, () => {
       lookups += 1;
