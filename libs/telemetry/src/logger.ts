@@ -14,8 +14,22 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-const serializeError = (err: unknown): unknown =>
-  err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : err;
+/**
+ * Query parameters are user data (search text, names, account ids): a database error's text may carry
+ * them (drizzle writes `params: …` after the query), so they are cut before anything is logged.
+ */
+const withoutParams = (text: string | undefined): string | undefined =>
+  text?.replace(/\nparams: [^\n]*/g, '\nparams: [redacted]');
+
+const serializeError = (err: unknown, depth = 0): unknown =>
+  err instanceof Error
+    ? {
+        name: err.name,
+        message: withoutParams(err.message),
+        stack: withoutParams(err.stack),
+        ...(err.cause !== undefined && depth < 3 ? { cause: serializeError(err.cause, depth + 1) } : {}),
+      }
+    : err;
 
 export const createLogger = (options: {
   service: string;
