@@ -7,3 +7,4 @@ export * from './document';
 export * from './streams';
 export * from './template';
 export * from './gateway';
+export * from './signing';
