@@ -38,7 +38,9 @@ export class UnprocessableEventError extends Error {
 export interface ConsumeOptions {
   /**
    * Name of the durable consumer (letters, digits, `_`, `-`); its position in the stream is kept by
-   * the server across restarts. Replicas using the same name share the work.
+   * the server across restarts. Replicas using the same name share the work. It carries no bus
+   * prefix: consumers belong to a stream, and each prefix has a stream of its own (`<prefix>EVENTS`).
+   * A new consumer starts at the beginning of the stream (events published before it existed count).
    */
   durable: string;
   /** Messages handled at once by this process (default 1). */
