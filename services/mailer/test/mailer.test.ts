@@ -40,6 +40,7 @@ let docs: Bus;
 let mailer: MailerService;
 let blob: BlobStore;
 let prefix: string;
+let mailerEnv: Record<string, string>;
 const logLines: string[] = [];
 /** What the stand-in document-store was asked by `signing.attach-link`. */
 const attached: { sendId: string; eventId: string; tokenHash: string; mode: string }[] = [];
@@ -123,7 +124,7 @@ beforeAll(async () => {
       return Promise.resolve({ sendId: request.sendId, expiresAt: EXPIRES_AT });
     }),
   ]);
-  const env = {
+  const env = (mailerEnv = {
     NATS_URL: natsUrl,
     BUS_PREFIX: prefix,
     DATABASE_URL: database.url,
@@ -142,7 +143,7 @@ beforeAll(async () => {
     MAIL_ATTACHMENT_MAX_BYTES: String(ATTACH_MAX),
     MAIL_RETRY_DELAYS_MS: '200',
     LOG_LEVEL: 'debug',
-  };
+  });
   blob = createBlobStore({
     endpoint: s3.endpoint,
     accessKey: s3.accessKey,
@@ -406,6 +407,22 @@ describe('secrets', () => {
       expect(dump).not.toContain(token);
       expect(logs).not.toContain(token);
     }
+  });
+
+  it('mails what was published while it was down once it is back, and nothing it had sent', async () => {
+    await mailer.stop();
+    const event = requested();
+    await docs.publish(SigningRequested, event, { msgId: event.eventId });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(mailsTo(event.recipientEmail)).toHaveLength(0);
+    const before = smtp.messages.length;
+    mailer = await startMailerService(loadMailerConfig(mailerEnv), {
+      logger: createLogger({ service: 'mailer', level: 'debug', write: (line) => void logLines.push(line) }),
+    });
+    await waitForMail(event.recipientEmail);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Only the one new email: the consumers resumed where they had acked.
+    expect(smtp.messages.length).toBe(before + 1);
   });
 
   it('parks an event that fails its contract and logs where it is', async () => {
