@@ -5,6 +5,7 @@ const COLORS: Record<string, string> = {
   'pdf-signer': '32',
   template: '34',
   mailer: '94',
+  mail: '96',
 };
 const LEVEL_COLORS: Record<string, string> = { debug: '90', info: '0', warn: '33', error: '31' };
 const tty = process.stdout.isTTY;

@@ -7,10 +7,13 @@ import { join } from 'node:path';
 import {
   PrerequisiteError,
   REPO_ROOT,
+  SERVICE_NAMES,
   startEmbeddedInfra,
   startServices,
   type ServiceName,
 } from '@esign/stack';
+import { startSmtpCapture, type SmtpCapture } from '@esign/testing';
+import { describeCapturedMail } from './describe-mail';
 import { formatLogLine } from './format-log';
 
 const env = process.env;
@@ -27,6 +30,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 let infra: Awaited<ReturnType<typeof startEmbeddedInfra>> | undefined;
 let stack: Awaited<ReturnType<typeof startServices>> | undefined;
+let mail: SmtpCapture | undefined;
 let stopping = false;
 
 const stop = async (code: number) => {
@@ -34,6 +38,7 @@ const stop = async (code: number) => {
   stopping = true;
   log('\nstopping services…');
   await stack?.stop();
+  await mail?.stop();
   await infra?.stop();
   log('stopped.');
   process.exit(code);
@@ -52,7 +57,22 @@ try {
     s3Port: env.ESIGN_S3_PORT ? Number(env.ESIGN_S3_PORT) : undefined,
   });
   for (const s of infra.started) log(`started ${s}`);
+  // No SMTP server on a laptop: the mailer sends to this catcher, which keeps every message as an .eml
+  // file and prints its signing links (the only place a link's token is ever shown, besides the email).
+  const mailDir = join(dataDir, 'mail');
+  mail = await startSmtpCapture({
+    port: env.ESIGN_SMTP_PORT ? Number(env.ESIGN_SMTP_PORT) : 0,
+    directory: mailDir,
+    onMessage: (message) => {
+      for (const line of describeCapturedMail(message)) log(formatLogLine('mail', line));
+    },
+  });
+  log(`started SMTP catcher on 127.0.0.1:${mail.port} (messages in ${mailDir})`);
   stack = await startServices({
+    services: [...SERVICE_NAMES, 'mailer'],
+    serviceEnv: {
+      mailer: { SMTP_HOST: mail.host, SMTP_PORT: String(mail.port), SMTP_TLS: 'none' },
+    },
     natsUrl: infra.natsUrl,
     databaseUrl: infra.databaseUrl,
     s3: infra.s3,
@@ -72,12 +92,14 @@ try {
     field reference:  http://localhost:${gatewayPort}/api/v1/sign
     get an API key:   pnpm cli keys create --email you@example.com --plan business
     data kept in:     ${dataDir}
+    emails kept in:   ${mailDir}
   Ctrl-C stops everything.
 `);
 } catch (err) {
   if (err instanceof PrerequisiteError) console.error(`\n${err.message}\n`);
   else console.error('\nCould not start the stack:', err instanceof Error ? err.message : err, '\n');
   await stack?.stop();
+  await mail?.stop();
   await infra?.stop();
   process.exit(1);
 }

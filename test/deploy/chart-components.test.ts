@@ -23,11 +23,17 @@ describe('the components map', () => {
     },
   );
 
-  it('runs the mailer once enabled, with its database, SMTP and sender settings', async () => {
+  it('runs the mailer once enabled: SMTP host, port and TLS from values, credentials from a Secret', async () => {
     const manifests = await renderChart({
       values: {
         components: { mailer: { enabled: true } },
-        mail: { smtpUrl: 'smtp://relay:587', from: 'Sign <s@x.io>' },
+        config: { publicBaseUrl: 'https://sign.example.com' },
+        mail: {
+          smtp: { host: 'relay.example.com', port: 465, tls: 'tls' },
+          user: 'relay-user',
+          password: 'relay-secret',
+          from: 'Sign <s@x.io>',
+        },
       },
     });
     const mailer = findManifest(manifests, 'Deployment', 'esign-mailer');
@@ -40,13 +46,33 @@ describe('the components map', () => {
           name: 'DATABASE_URL',
           valueFrom: { secretKeyRef: { name: 'esign-postgresql', key: 'DATABASE_URL' } },
         },
-        { name: 'SMTP_URL', valueFrom: { secretKeyRef: { name: 'esign-mail', key: 'SMTP_URL' } } },
+        { name: 'S3_ACCESS_KEY', valueFrom: { secretKeyRef: { name: 'esign-minio', key: 'S3_ACCESS_KEY' } } },
+        { name: 'SMTP_HOST', value: 'relay.example.com' },
+        { name: 'SMTP_PORT', value: '465' },
+        { name: 'SMTP_TLS', value: 'tls' },
         { name: 'MAIL_FROM', value: 'Sign <s@x.io>' },
+        { name: 'MAIL_ATTACHMENT_MAX_BYTES', value: '10485760' },
+        { name: 'SMTP_USER', valueFrom: { secretKeyRef: { name: 'esign-mail', key: 'SMTP_USER' } } },
+        { name: 'SMTP_PASSWORD', valueFrom: { secretKeyRef: { name: 'esign-mail', key: 'SMTP_PASSWORD' } } },
       ]),
     );
+    // The password is in the Secret only, never in the Deployment.
+    expect(JSON.stringify(mailer)).not.toContain('relay-secret');
     expect(findManifest(manifests, 'Secret', 'esign-mail').stringData).toEqual({
-      SMTP_URL: 'smtp://relay:587',
+      SMTP_USER: 'relay-user',
+      SMTP_PASSWORD: 'relay-secret',
     });
+  });
+
+  it('refuses to enable the mailer without an SMTP host or a public URL for its links', async () => {
+    await expect(renderChart({ values: { components: { mailer: { enabled: true } } } })).rejects.toThrow(
+      /mail\.smtp\.host/,
+    );
+    await expect(
+      renderChart({
+        values: { components: { mailer: { enabled: true } }, mail: { smtp: { host: 'relay' } } },
+      }),
+    ).rejects.toThrow(/publicBaseUrl/);
   });
 
   it('renders a new entry of the map with the same template, no new file needed', async () => {

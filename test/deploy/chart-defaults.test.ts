@@ -39,7 +39,7 @@ describe('the chart with default values', () => {
     for (const manifest of manifests) validateManifest(manifest);
   });
 
-  it('enables every service but the mailer, which is not built yet', () => {
+  it('enables every service but the mailer, which needs an SMTP relay to be named', () => {
     expect(enabled().map(([key]) => key)).toEqual(
       expect.arrayContaining(['gateway', 'key', 'documentStore', 'pdfSigner', 'template']),
     );

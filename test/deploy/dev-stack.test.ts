@@ -1,10 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectBus, endpoint } from '@esign/bus';
+import { SigningAttachLink, SigningRequested } from '@esign/contracts';
 import { freePort, REPO_ROOT } from '@esign/stack';
+import { createLogger } from '@esign/telemetry';
 import { makePdf, testNatsUrl, uniqueBusPrefix } from '@esign/testing';
 
 /**
@@ -100,6 +104,56 @@ describe('pnpm dev', () => {
       headers: { Authorization: `Bearer ${key}` },
     });
     expect(after.status).toBe(401);
+  });
+
+  it('runs the mailer against a local SMTP catcher: every email an .eml file, signing links printed', async () => {
+    const bus = await connectBus({
+      url: env.NATS_URL ?? '',
+      name: 'document-store',
+      prefix: env.BUS_PREFIX ?? '',
+      logger: createLogger({ service: 'test', level: 'error' }),
+      timeoutMs: 5000,
+    });
+    try {
+      // Stand-in for document-store's side of the link (not built yet): it accepts the token's hash.
+      const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+      await bus.serve([
+        endpoint(SigningAttachLink, (request) => Promise.resolve({ sendId: request.sendId, expiresAt })),
+      ]);
+      const eventId = randomUUID();
+      await bus.publish(
+        SigningRequested,
+        {
+          eventId,
+          sendId: 'send_devstack0000000000000001',
+          auditId: 'ESG-DEVS-TACK-0001',
+          accountId: randomUUID(),
+          senderEmail: 'dev@example.com',
+          recipientEmail: 'signer@example.com',
+          recipientName: 'Signer',
+          fileName: 'dev.pdf',
+          subject: 'Please sign: dev.pdf',
+          message: null,
+          expiresAt,
+          requestedAt: new Date().toISOString(),
+          resend: false,
+        },
+        { msgId: eventId },
+      );
+      const deadline = Date.now() + 30_000;
+      while (!/signing link\s+url=http:\/\/localhost:\d+\/s\/[A-Za-z0-9_-]{43}/.test(output)) {
+        if (Date.now() > deadline) throw new Error(`no signing link printed:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const mailDir = join(dataDir, 'mail');
+      const files = (await readdir(mailDir)).filter((f) => f.endsWith('.eml'));
+      expect(files).toHaveLength(1);
+      const eml = await readFile(join(mailDir, files[0] ?? ''), 'utf8');
+      expect(eml).toMatch(/^Subject: Please sign: dev\.pdf$/m);
+      expect(eml).toMatch(/^To: Signer <signer@example\.com>$/m);
+    } finally {
+      await bus.drain();
+    }
   });
 
   it('stops every service and Postgres cleanly on Ctrl-C', async () => {

@@ -125,10 +125,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
+{{/* The Secret with SMTP_USER and SMTP_PASSWORD, or empty when the relay takes no credentials. */}}
 {{- define "esign.mailSecret" -}}
 {{- if .Values.mail.existingSecret -}}
 {{- .Values.mail.existingSecret -}}
-{{- else if .Values.mail.smtpUrl -}}
+{{- else if and .Values.mail.user .Values.mail.password -}}
 {{- printf "%s-mail" (include "esign.fullname" .) -}}
 {{- end -}}
 {{- end -}}
@@ -166,8 +167,14 @@ configured. Called once from the common ConfigMap.
 {{- end -}}
 {{- end -}}
 {{- if include "esign.anyNeeds" (dict "root" . "need" "mail") -}}
-{{- if not (include "esign.mailSecret" .) -}}
-{{- fail "Mail: set mail.existingSecret or mail.smtpUrl for the mailer" -}}
+{{- if not .Values.mail.smtp.host -}}
+{{- fail "Mail: set mail.smtp.host (the SMTP relay) for the mailer" -}}
+{{- end -}}
+{{- if and (not .Values.mail.existingSecret) (or .Values.mail.user .Values.mail.password) (not (and .Values.mail.user .Values.mail.password)) -}}
+{{- fail "Mail: set both mail.user and mail.password (or mail.existingSecret)" -}}
+{{- end -}}
+{{- if not (include "esign.publicBaseUrl" .) -}}
+{{- fail "Mail: the signing links need the public URL: set config.publicBaseUrl or ingress.enabled with ingress.host" -}}
 {{- end -}}
 {{- end -}}
 {{- if and (not .Values.signing.existingSecret) (or .Values.signing.keyPem .Values.signing.certPem) (not (and .Values.signing.keyPem .Values.signing.certPem)) -}}

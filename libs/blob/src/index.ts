@@ -5,6 +5,8 @@ import { Client } from 'minio';
 import { isConnectionError, ServiceError } from '@esign/contracts';
 import { createPresigner } from './presign';
 
+export { createPresigner, type Presigner, type PresignOptions } from './presign';
+
 /** Object storage behind the S3 protocol (MinIO, any S3, or the embedded server in dev and tests). */
 export interface BlobStore {
   readonly bucket: string;

@@ -9,6 +9,7 @@ import {
   type NatsError,
   type Service,
 } from 'nats';
+import { startDurableConsumer, type ConsumeOptions, type EventHandler, type Consumption } from './consume';
 import {
   DURABLE_EVENT_SUBJECTS,
   EVENTS_STREAM,
@@ -108,6 +109,18 @@ export interface Bus {
     event: E,
     handler: (payload: z.infer<E['payload']>) => void | Promise<void>,
   ): void;
+  /**
+   * Consume a durable event from the JetStream stream with a durable pull consumer named
+   * `options.durable` (one filter subject per consumer, so it works on nats-server 2.9): the handler's
+   * success acks the message, a failure naks it with a growing delay, and a message that fails its
+   * contract or keeps failing is parked (see ./consume). Creates the stream when it is missing. `drain`
+   * stops pulling and waits for the handlers in flight.
+   */
+  consume<E extends EventContract<z.ZodType>>(
+    event: E,
+    handler: EventHandler<E>,
+    options: ConsumeOptions,
+  ): Promise<Consumption>;
   /** Create or update the stream that holds durable events. */
   ensureEventStream(): Promise<void>;
   readonly jetstream: JetStreamClient;
@@ -142,6 +155,7 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
   const wire = (subject: string) => `${prefix}${subject}`;
   const streamName = `${prefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EVENTS_STREAM}`;
   const services: Service[] = [];
+  const consumptions: Consumption[] = [];
   const inFlight = new Set<Promise<unknown>>();
   const js = nc.jetstream();
 
@@ -321,12 +335,33 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
         }
       } catch (err) {
         if (!isNatsError(err) || err.api_error?.err_code !== 10059) throw err;
-        await jsm.streams.add({ name: streamName, subjects, duplicate_window: 120_000_000_000 });
+        try {
+          await jsm.streams.add({ name: streamName, subjects, duplicate_window: 120_000_000_000 });
+        } catch (addErr) {
+          // Another service created it meanwhile (10058: stream name already in use).
+          if (!isNatsError(addErr) || addErr.api_error?.err_code !== 10058) throw addErr;
+        }
       }
     },
 
+    async consume(event, handler, consumeOptions) {
+      if (!event.durable) throw new Error(`${event.subject} is not a durable event`);
+      await bus.ensureEventStream();
+      const consumption = await startDurableConsumer({
+        nc,
+        streamName,
+        subject: wire(event.subject),
+        event,
+        handler,
+        options: consumeOptions,
+        logger,
+      });
+      consumptions.push(consumption);
+      return consumption;
+    },
+
     async drain() {
-      await Promise.all(services.map((s) => s.stop()));
+      await Promise.all([...services.map((s) => s.stop()), ...consumptions.map((c) => c.stop())]);
       await Promise.allSettled([...inFlight]);
       if (!nc.isClosed()) await nc.drain();
     },

@@ -1,3 +1,4 @@
 export * from './bus';
 export * from './envelope';
 export * from './trace-context';
+export * from './consume';

@@ -8,3 +8,4 @@ export * from './streams';
 export * from './template';
 export * from './gateway';
 export * from './validation';
+export * from './signing';

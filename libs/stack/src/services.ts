@@ -9,9 +9,15 @@ import { freePort } from './ports';
 /** The repository root (this file is libs/stack/src/services.ts). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Services in start order: those others call first, the gateway last. */
+/** Services in start order: those others call first, the gateway last. Started by default. */
 export const SERVICE_NAMES = ['key', 'document-store', 'pdf-signer', 'template', 'gateway'] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+/**
+ * Services started only when asked for by name (`services`): the mailer needs an SMTP server to send
+ * to (`pnpm dev` runs a catcher and passes it in `serviceEnv.mailer`; a test that reads email does the
+ * same with `startSmtpCapture`). In a stack without one it would only retry failing sends.
+ */
+export const OPTIONAL_SERVICE_NAMES = ['mailer'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number] | (typeof OPTIONAL_SERVICE_NAMES)[number];
 
 export interface InfraEndpoints {
   natsUrl: string;

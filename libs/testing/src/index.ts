@@ -1,3 +1,4 @@
 export * from './infra';
 export * from './fixtures';
 export * from './s3-server';
+export * from './smtp-capture';

@@ -1,0 +1,63 @@
+import type { Logger } from '@esign/telemetry';
+import type { MailTransport, TOutgoingMail } from '../adapters/smtp-transport';
+import type { DeliveryKey, DeliveryRepository } from '../db/delivery-repository';
+
+/** Why an email is not sent after all (the request is no longer pending, say). */
+export interface TSkip {
+  readonly skip: string;
+}
+
+/** How long an attempt may hold an email before another process may take it over. */
+export const SENDING_LEASE_MS = 5 * 60_000;
+
+/** An email another process is sending right now: retried later, by redelivery. */
+export class DeliveryInProgressError extends Error {
+  override readonly name = 'DeliveryInProgressError';
+}
+
+const describe = (err: unknown): string => {
+  if (!(err instanceof Error)) return String(err);
+  const smtp = err as Error & { responseCode?: number; code?: string };
+  return [smtp.code, smtp.responseCode, err.message].filter((x) => x !== undefined).join(' ');
+};
+
+/**
+ * Send one email at most once: record it in the delivery log (unique per event, recipient and kind),
+ * take it for an attempt, compose it (which may find that it must not be sent), send it, and record
+ * the outcome. An email already sent or skipped is left alone, so a redelivered event sends nothing
+ * twice. A failure is recorded (attempts, last error) and thrown, so the event is redelivered later.
+ * `compose` runs only for an attempt, which matters for emails whose link is made then.
+ */
+export const deliverEmail = async (
+  deps: { deliveries: DeliveryRepository; transport: MailTransport; logger: Logger },
+  input: { key: DeliveryKey; compose: () => Promise<TOutgoingMail | TSkip> },
+): Promise<'sent' | 'skipped' | 'already-done'> => {
+  const { key } = input;
+  const fields = { kind: key.kind, eventId: key.eventId, sendId: key.sendId, auditId: key.auditId };
+  const claim = await deps.deliveries.claim(key, SENDING_LEASE_MS);
+  if (!claim.claimed) {
+    if (claim.state === 'sending')
+      throw new DeliveryInProgressError(`${key.kind} email is being sent elsewhere`);
+    deps.logger.info('email already handled; not sent again', { ...fields, state: claim.state });
+    return 'already-done';
+  }
+  try {
+    const mail = await input.compose();
+    if ('skip' in mail) {
+      await deps.deliveries.markSkipped(claim.id, mail.skip);
+      deps.logger.info('email skipped', { ...fields, reason: mail.skip });
+      return 'skipped';
+    }
+    const { messageId } = await deps.transport.send(mail);
+    await deps.deliveries.markSent(claim.id, messageId);
+    deps.logger.info('email sent', { ...fields, attempts: claim.attempts, messageId });
+    return 'sent';
+  } catch (err) {
+    await deps.deliveries
+      .markFailed(claim.id, describe(err))
+      .catch((markErr: unknown) =>
+        deps.logger.error('could not record a failed email', { ...fields, err: markErr }),
+      );
+    throw err;
+  }
+};

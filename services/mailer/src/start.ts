@@ -1,0 +1,148 @@
+import { fileURLToPath } from 'node:url';
+import { blobOptionsFrom, createBlobStore, createPresigner } from '@esign/blob';
+import { busOptionsFrom, connectBus, type Bus, type ConsumeOptions } from '@esign/bus';
+import {
+  SigningAttachLink,
+  SigningCanceled,
+  SigningCompleted,
+  SigningDeclined,
+  SigningExpired,
+  SigningReminderDue,
+  SigningRequested,
+} from '@esign/contracts';
+import { createDatabase, migrateSchema } from '@esign/db';
+import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
+import { createSmtpTransport, type MailTransport } from './adapters/smtp-transport';
+import type { TMailerConfig } from './config';
+import { createDeliveryRepository } from './db/delivery-repository';
+import { schema } from './db/schema';
+import type { SignedPdfStore } from './domain/signed-copy';
+import { signingCanceledHandler } from './handlers/signing-canceled';
+import { signingCompletedHandler } from './handlers/signing-completed';
+import { signingDeclinedHandler } from './handlers/signing-declined';
+import { signingExpiredHandler } from './handlers/signing-expired';
+import { signingReminderDueHandler } from './handlers/signing-reminder-due';
+import { signingRequestedHandler } from './handlers/signing-requested';
+
+/** A running mailer. */
+export interface MailerService {
+  /** Port of /healthz and /readyz. */
+  readonly healthPort: number;
+  /** Stop pulling events, finish the emails in flight, close connections. */
+  stop(): Promise<void>;
+}
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
+
+/**
+ * Migrate the `mailer` schema, connect to NATS, and consume the signing events with one durable
+ * consumer each (`mailer-<event>`; replicas share them), sending email over SMTP.
+ */
+export const startMailerService = async (
+  config: TMailerConfig,
+  options: { logger?: Logger; now?: () => Date } = {},
+): Promise<MailerService> => {
+  const logger = options.logger ?? createLogger({ service: 'mailer', level: config.LOG_LEVEL });
+  const now = options.now ?? (() => new Date());
+  const database = createDatabase({
+    url: config.DATABASE_URL,
+    schema,
+    max: config.DB_POOL_MAX,
+    applicationName: 'mailer',
+    onIdleError: (err) => logger.warn('idle database connection lost', { err }),
+  });
+  let bus: Bus | undefined;
+  let transport: MailTransport | undefined;
+  try {
+    await migrateSchema({ pool: database.pool, schema: 'mailer', migrationsFolder: MIGRATIONS_FOLDER });
+    bus = await connectBus({ ...busOptionsFrom(config), name: 'mailer', logger });
+    const connected = bus;
+    transport = createSmtpTransport({
+      host: config.SMTP_HOST,
+      port: config.SMTP_PORT,
+      tls: config.SMTP_TLS,
+      user: config.SMTP_USER,
+      password: config.SMTP_PASSWORD,
+      from: config.MAIL_FROM,
+    });
+    const blobOptions = blobOptionsFrom(config);
+    const blob = createBlobStore(blobOptions);
+    const presign = createPresigner({
+      ...blobOptions,
+      endpoint: config.S3_PUBLIC_ENDPOINT ?? blobOptions.endpoint,
+    });
+    const pdfs: SignedPdfStore = {
+      read: (key, maxBytes) => blob.getBuffer(key, { maxBytes }),
+      downloadUrl: (key, fileName, ttlSeconds) =>
+        presign('GET', blob.bucket, key, ttlSeconds, {
+          'response-content-type': 'application/pdf',
+          'response-content-disposition': `attachment; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')}"`,
+        }),
+    };
+    const deps = { deliveries: createDeliveryRepository(database.db), transport, logger };
+    const links = {
+      attachLink: (request: Parameters<typeof connected.request<typeof SigningAttachLink>>[1]) =>
+        connected.request(SigningAttachLink, request),
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+    };
+    const consume = (durable: string): ConsumeOptions => ({
+      durable,
+      concurrency: config.MAIL_CONCURRENCY,
+      maxDeliveries: config.MAIL_MAX_DELIVERIES,
+      retryDelaysMs: config.MAIL_RETRY_DELAYS_MS,
+      // An attempt may fetch a 10 MB PDF and push it through SMTP; progress acks extend this.
+      ackWaitMs: 60_000,
+    });
+    await connected.consume(
+      SigningRequested,
+      signingRequestedHandler({ ...deps, ...links }),
+      consume('mailer-signing-requested'),
+    );
+    await connected.consume(
+      SigningReminderDue,
+      signingReminderDueHandler({ ...deps, ...links, now }),
+      consume('mailer-signing-reminder-due'),
+    );
+    await connected.consume(
+      SigningCompleted,
+      signingCompletedHandler({
+        ...deps,
+        pdfs,
+        attachmentMaxBytes: config.MAIL_ATTACHMENT_MAX_BYTES,
+        downloadTtlSeconds: config.MAIL_DOWNLOAD_LINK_TTL_HOURS * 3600,
+        now,
+      }),
+      consume('mailer-signing-completed'),
+    );
+    await connected.consume(
+      SigningDeclined,
+      signingDeclinedHandler(deps),
+      consume('mailer-signing-declined'),
+    );
+    await connected.consume(SigningExpired, signingExpiredHandler(deps), consume('mailer-signing-expired'));
+    await connected.consume(
+      SigningCanceled,
+      signingCanceledHandler(deps),
+      consume('mailer-signing-canceled'),
+    );
+    const health = await startHealthServer({
+      port: config.HEALTH_PORT,
+      ready: async () => connected.isConnected() && (await database.ping()),
+    });
+    const smtp = transport;
+    return {
+      healthPort: health.port,
+      async stop() {
+        await health.close();
+        await connected.drain();
+        smtp.close();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await bus?.drain().catch(() => undefined);
+    transport?.close();
+    await database.close().catch(() => undefined);
+    throw err;
+  }
+};
