@@ -102,29 +102,27 @@ const parse = async (
 
 /** What to tell the caller when neither pdf-lib nor qpdf gave a document with pages. */
 const refusal = (problem: RepairReason, failure?: RepairFailure): ServiceError => {
-  switch (failure) {
-    case 'password':
-      return invalidFile(
-        'the PDF is password-protected (it needs a password to open); remove the password and upload it again',
-      );
-    case 'timeout':
-      return invalidFile('the PDF is too damaged to be repaired in reasonable time');
-    case 'too-large':
-      return invalidFile('the PDF is too large once repaired');
-    case 'unavailable':
-      // The operator has not installed qpdf (logged at start-up): the file is refused as pdf-lib saw it.
-      return problem === 'encrypted'
-        ? invalidFile('encrypted PDFs cannot be signed here')
-        : invalidFile('the PDF is damaged and cannot be read');
-    default:
+  if (failure === 'password') {
+    return invalidFile(
+      'the PDF is password-protected (it needs a password to open); remove the password and upload it again',
+    );
+  }
+  if (failure === 'timeout') return invalidFile('the PDF is too damaged to be repaired in reasonable time');
+  if (failure === 'too-large') return invalidFile('the PDF is too large once repaired');
+  if (failure === 'unavailable') {
+    // The operator has not installed qpdf (logged at start-up): the file is refused as pdf-lib saw it.
+    return problem === 'encrypted'
+      ? invalidFile('encrypted PDFs cannot be signed here')
+      : invalidFile('the PDF is damaged and cannot be read');
   }
   if (failure === 'unreadable' && problem === 'encrypted') {
     return invalidFile(
       'the PDF is encrypted and could not be decrypted (it is damaged, or its encryption is unknown)',
     );
   }
-  if (problem === 'page-tree' && !failure)
+  if (problem === 'page-tree' && !failure) {
     return invalidFile("the PDF's page tree is damaged and could not be repaired");
+  }
   if (problem === 'no-pages') return invalidFile('the PDF has no pages');
   return invalidFile('the PDF is damaged and could not be repaired');
 };
@@ -142,7 +140,7 @@ export const loadPdf = async (bytes: Buffer, options: { log?: RepairLog } = {}):
   const headerAt = bytes.indexOf(HEADER);
   if (headerAt < 0) throw invalidFile('not a PDF (no %PDF- header)');
   if (bytes.lastIndexOf(EOF_MARKER) < 0) {
-    throw invalidFile('the PDF is truncated or damaged (no %%EOF marker at its end)');
+    throw invalidFile('the PDF is truncated or damaged (it has no %%EOF end-of-file marker)');
   }
   // Readers accept junk before the header within the first kilobyte; pdf-lib finds it there too.
   const first = headerAt < 1024 ? await parse(bytes) : { problem: 'late-header' as const };
@@ -150,12 +148,17 @@ export const loadPdf = async (bytes: Buffer, options: { log?: RepairLog } = {}):
 
   const started = performance.now();
   const repair = await repairPdf(bytes);
-  const second = repair.ok ? await parse(repair.bytes, true) : undefined;
-  options.log?.('pdf rewritten by qpdf before signing', {
-    reason: first.problem,
-    outcome: second && 'doc' in second ? 'repaired' : repair.ok ? 'still unusable' : repair.failure,
-    ms: Math.round(performance.now() - started),
-  });
+  let second: Awaited<ReturnType<typeof parse>> | undefined;
+  try {
+    second = repair.ok ? await parse(repair.bytes, true) : undefined;
+  } finally {
+    // Logged whatever happens (the rewritten file may still be a decompression bomb).
+    options.log?.('pdf rewritten by qpdf before signing', {
+      reason: first.problem,
+      outcome: second && 'doc' in second ? 'repaired' : repair.ok ? 'still unusable' : repair.failure,
+      ms: Math.round(performance.now() - started),
+    });
+  }
   if (!second) throw refusal(first.problem, repair.ok ? undefined : repair.failure);
   if ('problem' in second) {
     throw refusal(
