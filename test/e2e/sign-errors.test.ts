@@ -154,7 +154,11 @@ describe('POST /api/v1/sign rejects bad input with a JSON error naming the field
   });
 
   it.each([
-    ['an encrypted PDF', () => makeEncryptedPdf(), /encrypted/i],
+    [
+      'a PDF that needs a password to open',
+      () => makeEncryptedPdf({ userPassword: 'open' }),
+      /^file: the PDF is password-protected/,
+    ],
     ['a truncated PDF', async () => makeTruncatedPdf(), /file/i],
     [
       'a PDF header followed by garbage',

@@ -4,6 +4,7 @@ import {
   inkAt,
   inkColorAt,
   JPEG_MARK,
+  makeEncryptedPdf,
   makeJpeg,
   makePdf,
   makePng,
@@ -371,6 +372,28 @@ describe('POST /api/v1/sign', () => {
     });
     expect(doc.auditLog.find((e) => e.event === 'document.uploaded')?.details).toMatchObject({
       originalHash: `sha256:${sha256(first.pdf)}`,
+    });
+  });
+
+  it('signs a PDF encrypted with an owner password only: decrypted, and the record says it was rewritten', async () => {
+    const encrypted = await makeEncryptedPdf();
+    const { res, pdf } = await signOk({
+      file: { bytes: encrypted, name: 'statement.pdf' },
+      fields: { ...signer, signatureData: signature },
+    });
+    expect((await pdfSig(pdf)).stdout).toContain('Signature is Valid.');
+    expect((await qpdfCheck(pdf)).ok).toBe(true);
+    expect(await pdfText(pdf, 0)).toContain('secret (page 1)');
+    const detail = await fetch(`${baseUrl}/api/v1/documents/${res.headers.get('x-audit-id') ?? ''}`, {
+      headers: auth(account.apiKey),
+    });
+    const doc = (await detail.json()) as { auditLog: { event: string; details?: Record<string, unknown> }[] };
+    expect(doc.auditLog.find((e) => e.event === 'document.sealed')?.details).toMatchObject({
+      repaired: true,
+      repairReason: 'encrypted',
+    });
+    expect(doc.auditLog.find((e) => e.event === 'document.uploaded')?.details).toMatchObject({
+      originalHash: `sha256:${sha256(encrypted)}`,
     });
   });
 });

@@ -204,14 +204,36 @@ const withTempFile = async <T>(
   }
 };
 
-/** A PDF encrypted by qpdf (AES-256, empty user password, owner password "owner"). */
-export const makeEncryptedPdf = async (): Promise<Buffer> =>
-  withTempFile(await makePdf({ pages: 2, text: 'secret' }), async (path, dir) => {
+export interface MakeEncryptedPdfOptions {
+  /** Password needed to open it (default empty: it opens without one, only the owner password is set). */
+  userPassword?: string;
+  /** Key length: 40 (RC4), 128 (RC4, or AES with `aes`), 256 (AES-256; the default). */
+  bits?: 40 | 128 | 256;
+  /** With 128 bits: AES-128 instead of RC4. */
+  aes?: boolean;
+  /** The document to encrypt (default: two pages reading "secret (page N)"). */
+  pdf?: Buffer;
+}
+
+/**
+ * A PDF encrypted by qpdf with owner password "owner", printing and changes forbidden (AES-256 and
+ * an empty user password unless told otherwise).
+ */
+export const makeEncryptedPdf = async (options: MakeEncryptedPdfOptions = {}): Promise<Buffer> => {
+  const { userPassword = '', bits = 256, aes = false } = options;
+  const restrictions =
+    bits === 40
+      ? ['--print=n', '--modify=n']
+      : ['--print=none', '--modify=none', ...(bits === 128 && aes ? ['--use-aes=y'] : [])];
+  return withTempFile(options.pdf ?? (await makePdf({ pages: 2, text: 'secret' })), async (path, dir) => {
     const out = join(dir, 'encrypted.pdf');
-    const result = await run('qpdf', ['--encrypt', '', 'owner', '256', '--', path, out]);
+    const args = ['--encrypt', userPassword, 'owner', String(bits), ...restrictions, '--', path, out];
+    // 40-bit RC4 is refused unless asked for explicitly (qpdf 11: --allow-weak-crypto).
+    const result = await run('qpdf', bits === 256 ? args : ['--allow-weak-crypto', ...args]);
     if (result.code !== 0) throw new Error(`qpdf --encrypt failed: ${result.stderr}`);
     return readFile(out);
   });
+};
 
 /** The first 60% of a two-page PDF: a header, some objects, no xref, no %%EOF. */
 export const makeTruncatedPdf = async (): Promise<Buffer> => {

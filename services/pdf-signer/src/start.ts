@@ -32,6 +32,7 @@ export const startPdfSigner = async (
   const signer = await createSigner({
     signing: readSigningMaterial(config),
     warn: (message) => logger.warn(message),
+    info: (message, fields) => logger.info(message, fields),
   });
   const blob = createBlobStore(blobOptionsFrom(config));
   await blob.ensureBucket();

@@ -331,7 +331,11 @@ describe('pdf.sign', () => {
   });
 
   it.each([
-    ['an encrypted PDF', makeEncryptedPdf, 'file: encrypted PDFs are not supported'],
+    [
+      'a PDF that needs a password to open',
+      () => makeEncryptedPdf({ userPassword: 'open' }),
+      'file: the PDF is password-protected',
+    ],
     ['a truncated PDF', makeTruncatedPdf, 'file: the PDF is truncated'],
     ['garbage behind a PDF header', () => Promise.resolve(makeGarbagePdf()), 'file: the PDF is damaged'],
     ['a PNG sent as a PDF', async () => makePng(), 'file: not a PDF'],

@@ -5,11 +5,15 @@ import { addAuditPage } from './add-audit-page';
 import type { AuditFacts } from './add-audit-page';
 import { convertImageToPdf } from './convert-image-to-pdf';
 import { loadFontLibrary } from './font-library';
-import { damagedDocument, isDamagedDocumentError, loadPdf } from './load-pdf';
+import { damagedDocument, isPdfLibraryFailure } from './classify-pdf-failure';
+import { loadPdf } from './load-pdf';
+import type { LoadedPdf, RepairLog } from './load-pdf';
 import { loadSigningIdentity } from './load-signing-identity';
 import type { SigningMaterial } from './load-signing-identity';
 import { countSignatures, prepareIncrementalUpdate } from './incremental-update';
+import { mendDocument } from './mend-document';
 import { createDocumentFonts } from './page-content';
+import { isQpdfAvailable } from './repair-pdf';
 import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './seal-pdf';
 import { checkPositions, prepareSignature, stampSignatures } from './stamp-signatures';
 import { writeAuditMetadata } from './write-audit-metadata';
@@ -20,6 +24,8 @@ export interface SignerOptions {
   readonly signing?: SigningMaterial;
   /** Where start-up warnings go (the development certificate is one). */
   readonly warn?: (message: string) => void;
+  /** Where the repair fallback says what it did (reason, outcome, time; never user data). */
+  readonly info?: RepairLog;
 }
 
 /** One document to sign: the original bytes and what the signer did. */
@@ -83,13 +89,18 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
   const library = await loadFontLibrary();
   const placeholderBytes = signaturePlaceholderBytes(identity);
   const certificateSubject = identity.subject;
+  if (!(await isQpdfAvailable())) {
+    options.warn?.(
+      'qpdf is not installed: encrypted (owner password only) and damaged PDFs that it would repair are refused',
+    );
+  }
 
   const sign = async (input: SignInput): Promise<SignResult> => {
     try {
       return await signDocument(input);
     } catch (err) {
       // Our own documents (converted images) are never damaged: only an uploaded PDF can be at fault.
-      if (input.kind === 'pdf' && isDamagedDocumentError(err)) throw damagedDocument();
+      if (input.kind === 'pdf' && isPdfLibraryFailure(err)) throw damagedDocument();
       throw err;
     }
   };
@@ -105,10 +116,17 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
     const originalHashing = sha256(input.bytes);
     // Settled even when loading fails, so that a rejected hash is never left unhandled.
     void originalHashing.catch(() => undefined);
-    const doc = input.kind === 'pdf' ? await loadPdf(input.bytes) : await convertImageToPdf(input.bytes);
-    // A document signed before is signed by appending to it, so that its earlier signatures still verify.
-    const priorSignatures = input.kind === 'pdf' ? countSignatures(doc) : 0;
+    const { doc, repaired }: LoadedPdf =
+      input.kind === 'pdf'
+        ? await loadPdf(input.bytes, { log: options.info })
+        : { doc: await convertImageToPdf(input.bytes) };
+    // A document signed before is signed by appending to it, so that its earlier signatures still
+    // verify; one that had to be repaired or decrypted was rewritten already, so its signatures
+    // cannot verify any more and it is written anew.
+    const signatures = input.kind === 'pdf' ? countSignatures(doc) : 0;
+    const priorSignatures = repaired ? 0 : signatures;
     const base = priorSignatures > 0 ? prepareIncrementalUpdate(doc, input.bytes) : undefined;
+    mendDocument(doc);
     const pages = doc.getPages();
     const originalPageCount = pages.length;
     checkPositions(input.positions, originalPageCount);
@@ -183,6 +201,10 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
             pageCount,
             // Earlier digital signatures kept intact (the document was sealed as an incremental update).
             priorSignatures,
+            // Rewritten by qpdf first (decrypted or reconstructed); earlier signatures then no longer verify.
+            ...(repaired
+              ? { repaired: true, repairReason: repaired, invalidatedSignatures: signatures }
+              : {}),
           },
         },
       ],

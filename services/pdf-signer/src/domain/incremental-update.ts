@@ -50,20 +50,21 @@ export const hasChanged = (before: Fingerprint | undefined, object: PDFObject): 
 
 /** Signature fields of the form that hold a signature (a /V), however deep the field tree goes. */
 export const countSignatures = (doc: PDFDocument): number => {
-  const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
-  const fields = acroForm?.lookupMaybe(FIELDS, PDFArray);
-  if (!fields) return 0;
+  // Looked up without a type, which would throw: a form or field list of another type has no fields.
+  const acroForm = doc.catalog.lookup(PDFName.of('AcroForm'));
+  const fields = acroForm instanceof PDFDict ? acroForm.lookup(FIELDS) : undefined;
+  if (!(fields instanceof PDFArray)) return 0;
   let count = 0;
   const seen = new Set<PDFDict>();
   const visit = (array: PDFArray, inheritedSig: boolean) => {
     for (let i = 0; i < array.size(); i++) {
-      const field = array.lookupMaybe(i, PDFDict);
-      if (!field || seen.has(field)) continue;
+      const field = array.lookup(i);
+      if (!(field instanceof PDFDict) || seen.has(field)) continue;
       seen.add(field);
       const isSig = field.get(FT) === SIG || (field.get(FT) === undefined && inheritedSig);
       if (isSig && field.get(V) !== undefined) count += 1;
-      const kids = field.lookupMaybe(KIDS, PDFArray);
-      if (kids) visit(kids, isSig);
+      const kids = field.lookup(KIDS);
+      if (kids instanceof PDFArray) visit(kids, isSig);
     }
   };
   visit(fields, false);

@@ -1,26 +1,14 @@
 import { ParseSpeeds, PDFDocument } from 'pdf-lib';
-import { ServiceError } from '@esign/contracts';
+import type { ServiceError } from '@esign/contracts';
+import { invalidFile } from './classify-pdf-failure';
 import { DecodeBudgetExceeded, withDecodeBudget } from './decode-budget';
+import { mendPageTreeForLoading } from './mend-document';
+import { repairPdf } from './repair-pdf';
+import type { RepairFailure } from './repair-pdf';
 
 const HEADER = Buffer.from('%PDF-', 'latin1');
 const EOF_MARKER = Buffer.from('%%EOF', 'latin1');
-
-// pdf-lib's error classes are compiled to ES5, where subclasses of Error lose their prototype:
-// `instanceof EncryptedPDFError` is always false. Their messages are what identifies them.
 const ENCRYPTED_MESSAGE = /is encrypted/;
-const DAMAGED_MESSAGES = [
-  /^Expected instance of /,
-  /^Missing catalog/,
-  /corrupt page tree/,
-  /^Invalid targetIndex/,
-  /^index should be at least/,
-  /^Attempted to convert PDFArray/,
-  /^Failed to parse/,
-  /^Unrecognized stream type/,
-  /stream encoding not supported/,
-];
-
-const ENCRYPT_KEY = Buffer.from('/Encrypt', 'latin1');
 
 /**
  * Most that parsing one upload may inflate (object and cross-reference streams). Real documents need
@@ -28,19 +16,27 @@ const ENCRYPT_KEY = Buffer.from('/Encrypt', 'latin1');
  */
 export const MAX_DECODED_BYTES = 128 * 1024 * 1024;
 
-const invalidFile = (message: string) => new ServiceError('invalid_argument', `file: ${message}`, 'file');
+/** Why an upload had to be rewritten by qpdf before it could be signed. */
+export type RepairReason =
+  /** Encrypted with an owner password only: it opens without a password, and is decrypted. */
+  | 'encrypted'
+  /** pdf-lib could not parse it (a damaged cross-reference table, bad objects, …). */
+  | 'unreadable'
+  /** pdf-lib parsed it but could not walk its page tree. */
+  | 'page-tree'
+  /** pdf-lib found no pages (an unreadable page tree can look empty). */
+  | 'no-pages'
+  /** The `%PDF-` header comes after the first kilobyte, where pdf-lib does not look. */
+  | 'late-header';
 
-const encrypted = () =>
-  new ServiceError('invalid_argument', 'file: encrypted PDFs are not supported', 'file');
+/** A loaded upload; `repaired` says why it was rewritten first, when it was. */
+export interface LoadedPdf {
+  readonly doc: PDFDocument;
+  readonly repaired?: RepairReason;
+}
 
-/**
- * Whether a trailer names an encryption dictionary. Trailers (classic or xref-stream dictionaries)
- * sit at the end, or near the start of a linearised file; pdf-lib cannot parse an encrypted file
- * whose objects hide in encrypted object streams, so it fails before it can say why.
- */
-const mentionsEncryption = (bytes: Buffer): boolean =>
-  bytes.subarray(0, 16 * 1024).indexOf(ENCRYPT_KEY) >= 0 ||
-  bytes.subarray(Math.max(0, bytes.length - 16 * 1024)).indexOf(ENCRYPT_KEY) >= 0;
+/** Where the fallback reports what it did: no user data, only reasons, outcomes and timings. */
+export type RepairLog = (message: string, fields: Record<string, string | number | boolean>) => void;
 
 let quietLoads = 0;
 let consoleWarn: typeof console.warn = console.warn;
@@ -62,19 +58,19 @@ const quietly = async <T>(load: () => Promise<T>): Promise<T> => {
   }
 };
 
+const bomb = () =>
+  invalidFile(
+    `the PDF's compressed objects inflate to more than ${MAX_DECODED_BYTES / 1024 / 1024} MB (a decompression bomb?)`,
+  );
+
 /**
- * Load an uploaded PDF for signing. Anything that is not a whole, readable, unencrypted PDF with at
- * least one page is the caller's fault (invalid_argument on `file`), never an internal error: the
- * header and the end-of-file marker are checked first (a truncated upload fails fast), then parse
- * errors and an empty page tree.
+ * Parse with pdf-lib: the document with its pages, or why it cannot be used as it is. `rewritten`:
+ * the bytes are qpdf's, so the document is written anew and its page tree may be mended here.
  */
-export const loadPdf = async (bytes: Buffer): Promise<PDFDocument> => {
-  // Files may carry junk before the header; readers accept it within the first kilobyte.
-  const headerAt = bytes.subarray(0, 1024).indexOf(HEADER);
-  if (headerAt < 0) throw invalidFile('not a PDF (no %PDF- header)');
-  if (bytes.subarray(Math.max(0, bytes.length - 1024)).indexOf(EOF_MARKER) < 0) {
-    throw invalidFile('the PDF is truncated or damaged (no %%EOF marker at its end)');
-  }
+const parse = async (
+  bytes: Buffer,
+  rewritten = false,
+): Promise<{ doc: PDFDocument } | { problem: RepairReason }> => {
   let doc: PDFDocument;
   try {
     doc = await withDecodeBudget(MAX_DECODED_BYTES, () =>
@@ -88,36 +84,86 @@ export const loadPdf = async (bytes: Buffer): Promise<PDFDocument> => {
       ),
     );
   } catch (err) {
-    if (err instanceof DecodeBudgetExceeded) {
-      throw invalidFile(
-        `the PDF's compressed objects inflate to more than ${MAX_DECODED_BYTES / 1024 / 1024} MB (a decompression bomb?)`,
-      );
-    }
-    if ((err instanceof Error && ENCRYPTED_MESSAGE.test(err.message)) || mentionsEncryption(bytes))
-      throw encrypted();
-    throw invalidFile('the PDF is damaged and cannot be read');
+    // Not worth a second try elsewhere: qpdf would inflate the same streams.
+    if (err instanceof DecodeBudgetExceeded) throw bomb();
+    return {
+      problem: err instanceof Error && ENCRYPTED_MESSAGE.test(err.message) ? 'encrypted' : 'unreadable',
+    };
   }
-  let pageCount: number;
   try {
+    if (rewritten) mendPageTreeForLoading(doc);
     // Walking the page tree finds broken or cyclic trees (a cycle ends in a RangeError, not a hang).
-    pageCount = doc.getPages().length;
+    if (doc.getPages().length === 0) return { problem: 'no-pages' };
   } catch {
-    throw mentionsEncryption(bytes)
-      ? encrypted()
-      : invalidFile('the PDF is damaged (its page tree cannot be read)');
+    return { problem: 'page-tree' };
   }
-  if (pageCount === 0) throw mentionsEncryption(bytes) ? encrypted() : invalidFile('the PDF has no pages');
-  return doc;
+  return { doc };
+};
+
+/** What to tell the caller when neither pdf-lib nor qpdf gave a document with pages. */
+const refusal = (problem: RepairReason, failure?: RepairFailure): ServiceError => {
+  if (failure === 'password') {
+    return invalidFile(
+      'the PDF is password-protected (it needs a password to open); remove the password and upload it again',
+    );
+  }
+  if (failure === 'timeout') return invalidFile('the PDF is too damaged to be repaired in reasonable time');
+  if (failure === 'too-large') return invalidFile('the PDF is too large once repaired');
+  if (failure === 'unavailable') {
+    // The operator has not installed qpdf (logged at start-up): the file is refused as pdf-lib saw it.
+    return problem === 'encrypted'
+      ? invalidFile('encrypted PDFs cannot be signed here')
+      : invalidFile('the PDF is damaged and cannot be read');
+  }
+  if (failure === 'unreadable' && problem === 'encrypted') {
+    return invalidFile(
+      'the PDF is encrypted and could not be decrypted (it is damaged, or its encryption is unknown)',
+    );
+  }
+  if (problem === 'page-tree' && !failure) {
+    return invalidFile("the PDF's page tree is damaged and could not be repaired");
+  }
+  if (problem === 'no-pages') return invalidFile('the PDF has no pages');
+  return invalidFile('the PDF is damaged and could not be repaired');
 };
 
 /**
- * Whether an error thrown while working on a loaded PDF comes from the document's own structure
- * (a required entry of the wrong type, a cyclic tree that overflows the stack) rather than from a
- * fault of ours: pdf-lib checks types lazily, so a damaged file can load and fail later.
+ * Load an uploaded PDF for signing. Anything that is not a readable PDF with at least one page is
+ * the caller's fault (invalid_argument on `file`), never an internal error. pdf-lib reads it first;
+ * a file it cannot use (encrypted with an owner password only, a damaged cross-reference table or
+ * page tree, a header after the first kilobyte) is rewritten by qpdf and read again, and then says
+ * why in `repaired`. A file with no `%PDF-` header or no `%%EOF` marker anywhere is refused at once:
+ * it is not a PDF, or it was cut short, and signing what is left of it would sign less than its
+ * author wrote.
  */
-export const isDamagedDocumentError = (err: unknown): boolean =>
-  err instanceof RangeError || (err instanceof Error && DAMAGED_MESSAGES.some((re) => re.test(err.message)));
+export const loadPdf = async (bytes: Buffer, options: { log?: RepairLog } = {}): Promise<LoadedPdf> => {
+  const headerAt = bytes.indexOf(HEADER);
+  if (headerAt < 0) throw invalidFile('not a PDF (no %PDF- header)');
+  if (bytes.lastIndexOf(EOF_MARKER) < 0) {
+    throw invalidFile('the PDF is truncated or damaged (it has no %%EOF end-of-file marker)');
+  }
+  // Readers accept junk before the header within the first kilobyte; pdf-lib finds it there too.
+  const first = headerAt < 1024 ? await parse(bytes) : { problem: 'late-header' as const };
+  if ('doc' in first) return { doc: first.doc };
 
-/** The request error for a PDF that loaded but whose structure broke while it was being signed. */
-export const damagedDocument = (): ServiceError =>
-  invalidFile('the PDF is damaged (its structure is inconsistent) and cannot be signed');
+  const started = performance.now();
+  const repair = await repairPdf(bytes);
+  let second: Awaited<ReturnType<typeof parse>> | undefined;
+  try {
+    second = repair.ok ? await parse(repair.bytes, true) : undefined;
+  } finally {
+    // Logged whatever happens (the rewritten file may still be a decompression bomb).
+    options.log?.('pdf rewritten by qpdf before signing', {
+      reason: first.problem,
+      outcome: second && 'doc' in second ? 'repaired' : repair.ok ? 'still unusable' : repair.failure,
+      ms: Math.round(performance.now() - started),
+    });
+  }
+  if (!second) throw refusal(first.problem, repair.ok ? undefined : repair.failure);
+  if ('problem' in second) {
+    throw refusal(
+      second.problem === 'no-pages' || second.problem === 'page-tree' ? second.problem : 'unreadable',
+    );
+  }
+  return { doc: second.doc, repaired: first.problem };
+};
