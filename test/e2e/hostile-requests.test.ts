@@ -94,6 +94,14 @@ describe('sign', () => {
     expect(record.fileName).toBe('Résumé – 履歴書.pdf');
   });
 
+  it('signs a PDF whose header comes after 1 KB of junk, as other readers open it', async () => {
+    const junk = Buffer.concat([Buffer.alloc(2048, 0x20), pdf]);
+    const res = await sign(account.apiKey, { file: { bytes: junk, name: 'late-header.pdf' }, fields: typed });
+    expect(res.status).toBe(200);
+    const signed = Buffer.from(await res.arrayBuffer());
+    expect(signed.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
   it('accepts a PDF of exactly 25 MB (26,214,400 bytes) and refuses one byte more with 413', async () => {
     const limit = 25 * 1024 * 1024;
     const exact = await pdfOfSize(limit);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseImageDataUri, sniffDocumentKind } from './sniff';
+import { parseImageDataUri, SNIFF_BYTES, sniffDocumentKind } from './sniff';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 
@@ -10,10 +10,11 @@ describe('sniffDocumentKind', () => {
     expect(sniffDocumentKind(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16]))).toBe('jpeg');
   });
 
-  it('accepts a PDF header preceded by junk within the first 1024 bytes, as readers do', () => {
+  it('accepts a PDF header preceded by junk, up to 64 KiB in (the signer repairs such files)', () => {
     expect(sniffDocumentKind(Buffer.concat([Buffer.alloc(100, 0x20), Buffer.from('%PDF-1.4')]))).toBe('pdf');
+    expect(sniffDocumentKind(Buffer.concat([Buffer.alloc(1100, 0x20), Buffer.from('%PDF-1.4')]))).toBe('pdf');
     expect(
-      sniffDocumentKind(Buffer.concat([Buffer.alloc(1100, 0x20), Buffer.from('%PDF-1.4')])),
+      sniffDocumentKind(Buffer.concat([Buffer.alloc(SNIFF_BYTES, 0x20), Buffer.from('%PDF-1.4')])),
     ).toBeUndefined();
   });
 

@@ -1,12 +1,13 @@
 import type { TDocumentKind } from '@esign/contracts';
 
-/** Bytes needed to tell the supported kinds apart. */
-export const SNIFF_BYTES = 1024;
-
 /**
- * The real type of an upload from its first bytes, whatever its name or declared type says.
- * PDF readers accept the header anywhere in the first 1024 bytes, so this does too.
+ * Bytes looked at to tell the supported kinds apart. The PDF specification puts the header in the
+ * first 1024 bytes, but qpdf and poppler find it later too (junk a mail program or a scanner put in
+ * front), and the signer repairs such files: the gateway lets them through up to 64 KiB in.
  */
+export const SNIFF_BYTES = 64 * 1024;
+
+/** The real type of an upload from its first bytes, whatever its name or declared type says. */
 export const sniffDocumentKind = (head: Buffer): TDocumentKind | undefined => {
   if (
     head.length >= 8 &&

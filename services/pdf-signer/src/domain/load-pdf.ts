@@ -145,6 +145,19 @@ export const loadPdf = async (bytes: Buffer, options: { log?: RepairLog } = {}):
   // Readers accept junk before the header within the first kilobyte; pdf-lib finds it there too.
   const first = headerAt < 1024 ? await parse(bytes) : { problem: 'late-header' as const };
   if ('doc' in first) return { doc: first.doc };
+  if (first.problem === 'late-header') {
+    // Junk put in front of a finished file (by a mail program, a scanner): its offsets count from the
+    // header, as readers that find a late header assume. qpdf cannot rebuild such a file when its
+    // cross-reference is a stream, so the file from its header on is tried first.
+    const fromHeader = await parse(bytes.subarray(headerAt));
+    if ('doc' in fromHeader) {
+      options.log?.('pdf read from its late header before signing', {
+        reason: first.problem,
+        skipped: headerAt,
+      });
+      return { doc: fromHeader.doc, repaired: first.problem };
+    }
+  }
 
   const started = performance.now();
   const repair = await repairPdf(bytes);
