@@ -179,10 +179,12 @@ export const jsonBodyTest = (name: string, schema: JsonSchema, resolve: ResolveS
     ...valueChecks(schema, 'body', 'body', resolve, 0, '  '),
   ]);
 
-/** Leading bytes of binary media types, to check a body is what it says. */
+/**
+ * Leading bytes of binary media types, to check a body is what it says. ASCII only: the script reads
+ * them through `pm.response.text()`, which decodes UTF-8.
+ */
 export const MAGIC_BYTES: Readonly<Record<string, string>> = {
   'application/pdf': '%PDF-',
-  'image/png': '\u0089PNG',
 };
 
 export interface HeaderExpectation {

@@ -491,7 +491,7 @@ const testsOf = (
   if (mediaType === 'application/json' && json) {
     const title =
       typeof json.$ref === 'string'
-        ? `body is a ${json.$ref.split('/').pop() ?? 'JSON value'}`
+        ? `body matches ${json.$ref.split('/').pop() ?? 'JSON value'}`
         : 'body has the documented shape';
     lines.push(...jsonBodyTest(title, json, resolve));
     const body = resolve(json);
