@@ -134,7 +134,6 @@ export interface PostmanRequestItem {
   event: PostmanEvent[];
 }
 export interface PostmanFolder {
-  id: string;
   name: string;
   description?: string;
   auth?: PostmanAuth;
@@ -634,7 +633,6 @@ export const buildPostmanCollection = (
     ];
     const description = doc.tags.find((t) => t.name === tag)?.description;
     return {
-      id: `folder.${tag}`,
       name: tag,
       ...(description ? { description } : {}),
       ...(folderScheme ? { auth: bearer(folderScheme) } : {}),
