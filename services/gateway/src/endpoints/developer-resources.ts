@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import express, { type Express } from 'express';
 import { buildOpenApiDocument } from '../api/openapi';
+import { buildPostmanCollection, buildPostmanEnvironment } from '../api/postman';
 import { ZGatewayConfig } from '../config';
 import type { GatewayDeps } from '../deps';
 import { rateLimit } from '../http/rate-limit';
@@ -69,6 +70,15 @@ export const openApiFor = (config: { SANDBOX_TOKEN: string; PUBLIC_BASE_URL?: st
     version: API_VERSION,
   });
 
+/** The Postman exports of a configuration, generated from its OpenAPI document. */
+export const postmanFor = (config: { SANDBOX_TOKEN: string; PUBLIC_BASE_URL?: string | undefined }) => ({
+  collection: buildPostmanCollection(openApiFor(config)),
+  environment: buildPostmanEnvironment({
+    sandboxToken: config.SANDBOX_TOKEN,
+    baseUrl: config.PUBLIC_BASE_URL,
+  }),
+});
+
 /** JSON as the committed files hold it: two-space indents and a final newline. */
 export const asFile = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -78,7 +88,12 @@ export const asFile = (value: unknown): string => `${JSON.stringify(value, null,
  */
 export const apiDescriptionFiles = (): Record<string, string> => {
   const config = ZGatewayConfig.parse({});
-  return { 'docs/openapi.json': asFile(openApiFor(config)) };
+  const postman = postmanFor(config);
+  return {
+    'docs/openapi.json': asFile(openApiFor(config)),
+    'postman/collection.json': asFile(postman.collection),
+    'postman/environment.json': asFile(postman.environment),
+  };
 };
 
 /**
@@ -89,8 +104,11 @@ export const mountDeveloperResources = (app: Express, deps: GatewayDeps): void =
   const limit = rateLimit({ perMinute: deps.config.RATE_LIMIT_PER_MINUTE, counter: deps.rateCounter });
   const openApi = openApiFor(deps.config);
   const docs = docsPage(deps.config.SANDBOX_TOKEN);
+  const postman = postmanFor(deps.config);
 
   app.get('/openapi.json', limit, (_req, res) => void res.json(openApi));
+  app.get('/postman/collection.json', limit, (_req, res) => void res.json(postman.collection));
+  app.get('/postman/environment.json', limit, (_req, res) => void res.json(postman.environment));
   app.get(['/docs', '/docs/'], limit, (_req, res) => {
     res.set('Content-Security-Policy', CONTENT_SECURITY_POLICY).type('html').send(docs);
   });
