@@ -7,3 +7,5 @@ export * from './document';
 export * from './streams';
 export * from './template';
 export * from './gateway';
+export * from './plans';
+export * from './account';
