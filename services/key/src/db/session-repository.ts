@@ -95,7 +95,12 @@ export const createSessionRepository = (db: KeyDatabase): SessionRepository => (
   },
 
   async createSignInToken({ accountId, tokenHash, now, expiresAt }) {
-    await db.insert(signInTokens).values({ accountId, tokenHash, createdAt: now, expiresAt });
+    await db.transaction(async (tx) => {
+      await tx
+        .delete(signInTokens)
+        .where(and(eq(signInTokens.accountId, accountId), isNull(signInTokens.usedAt)));
+      await tx.insert(signInTokens).values({ accountId, tokenHash, createdAt: now, expiresAt });
+    });
   },
 
   async redeemSignInToken(tokenHash, now) {

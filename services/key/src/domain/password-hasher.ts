@@ -21,13 +21,18 @@ export interface PasswordHasher {
 /** scrypt with N = 2^logN, r = 8, p = 1. */
 export const createPasswordHasher = (options: { logN: number }): PasswordHasher => {
   const params: ScryptParams = { logN: options.logN, r: 8, p: 1 };
-  let dummy: Promise<string> | undefined;
+  // Made at once, so that the first unknown-email sign-in does not take two hashes' time.
+  let dummy = createDummyPasswordHash(params);
+  dummy.catch(() => undefined);
   return {
     hash: (password) => hashPassword(password, params),
     async verify(password, stored) {
       if (stored) return verifyPassword(password, stored);
-      dummy ??= createDummyPasswordHash(params);
-      await verifyPassword(password, await dummy);
+      const against = await dummy.catch(() => {
+        dummy = createDummyPasswordHash(params);
+        return dummy;
+      });
+      await verifyPassword(password, against);
       return false;
     },
     needsRehash: (stored) => needsRehash(stored, params),
