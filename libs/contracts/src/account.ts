@@ -115,7 +115,8 @@ export const SessionSignOut = defineRequest(
  * A one-time sign-in token for an emailed sign-in link (256 random bits, stored only as its SHA-256,
  * single use, short-lived). For an unknown email nothing is issued (`accountExists: false`): the
  * caller must answer its client the same way in both cases ("if an account exists, a link is on its
- * way") and send the email off the request path. Errors: `invalid_argument` (field `email`).
+ * way") and send the email off the request path. A new token replaces the account's unused ones
+ * (only the latest link works). Errors: `invalid_argument` (field `email`).
  */
 export const SignInTokenIssue = defineRequest(
   'key.issue-sign-in-token',
