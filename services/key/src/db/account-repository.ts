@@ -40,6 +40,21 @@ export interface AccountRepository {
   clearSignInAttempts(emailHash: string): Promise<void>;
 }
 
+/**
+ * Run a query that carries a password hash. drizzle's error message lists the query's parameters, and
+ * failures are logged: rethrow with the driver's message only (the driver's error stays the `cause`, so
+ * a database outage is still recognised), so that no hash reaches a log.
+ */
+const withoutParameters = async <T>(work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (err) {
+    // drizzle's query error wraps the driver's; other errors (a refused connection) carry no parameters.
+    if (!(err instanceof Error && err.cause instanceof Error)) throw err;
+    throw new Error(`password query failed: ${err.cause.message}`, { cause: err.cause });
+  }
+};
+
 const columns = {
   accountId: accounts.id,
   email: accounts.email,
@@ -59,32 +74,38 @@ export const createAccountRepository = (db: KeyDatabase): AccountRepository => (
   },
 
   async insertWithPassword({ email, passwordHash, now }) {
-    const inserted = await db
-      .insert(accounts)
-      .values({ email, plan: 'free', passwordHash, passwordChangedAt: now })
-      .onConflictDoNothing({ target: accounts.email })
-      .returning({ id: accounts.id });
+    const inserted = await withoutParameters(() =>
+      db
+        .insert(accounts)
+        .values({ email, plan: 'free', passwordHash, passwordChangedAt: now })
+        .onConflictDoNothing({ target: accounts.email })
+        .returning({ id: accounts.id }),
+    );
     return inserted.length === 1;
   },
 
   setPassword({ email, passwordHash, now }) {
-    return db.transaction(async (tx) => {
-      const [account] = await tx
-        .update(accounts)
-        .set({ passwordHash, passwordChangedAt: now })
-        .where(eq(accounts.email, email))
-        .returning({ id: accounts.id });
-      if (!account) return undefined;
-      const ended = await tx
-        .delete(sessions)
-        .where(eq(sessions.accountId, account.id))
-        .returning({ id: sessions.id });
-      return { accountId: account.id, sessionsEnded: ended.length };
-    });
+    return withoutParameters(() =>
+      db.transaction(async (tx) => {
+        const [account] = await tx
+          .update(accounts)
+          .set({ passwordHash, passwordChangedAt: now })
+          .where(eq(accounts.email, email))
+          .returning({ id: accounts.id });
+        if (!account) return undefined;
+        const ended = await tx
+          .delete(sessions)
+          .where(eq(sessions.accountId, account.id))
+          .returning({ id: sessions.id });
+        return { accountId: account.id, sessionsEnded: ended.length };
+      }),
+    );
   },
 
   async replacePasswordHash(accountId, passwordHash) {
-    await db.update(accounts).set({ passwordHash }).where(eq(accounts.id, accountId));
+    await withoutParameters(() =>
+      db.update(accounts).set({ passwordHash }).where(eq(accounts.id, accountId)),
+    );
   },
 
   async setPlan(email, plan) {
