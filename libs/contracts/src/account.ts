@@ -18,6 +18,9 @@ export const ZTokenHash = ZKeyHash;
  */
 export const ZAccountEmail = z.string().max(254);
 
+/** A browser's User-Agent, kept with a session; cut to 512 characters rather than refused. */
+export const ZUserAgent = z.string().transform((value) => value.slice(0, 512));
+
 /** A password presented at sign-in: anything up to 256 characters (longer is refused, not truncated). */
 export const ZPassword = z.string().min(1).max(256);
 
@@ -75,7 +78,7 @@ export const AccountSignIn = defineRequest(
     email: ZAccountEmail,
     password: ZPassword,
     /** The browser's User-Agent, kept with the session for a future "your sessions" list. */
-    userAgent: z.string().max(512).optional(),
+    userAgent: ZUserAgent.optional(),
   }),
   ZSignedIn,
 );
@@ -140,7 +143,7 @@ export const SignInTokenIssue = defineRequest(
  */
 export const SignInTokenRedeem = defineRequest(
   'key.redeem-sign-in-token',
-  z.object({ tokenHash: ZTokenHash, userAgent: z.string().max(512).optional() }),
+  z.object({ tokenHash: ZTokenHash, userAgent: ZUserAgent.optional() }),
   ZSignedIn,
 );
 

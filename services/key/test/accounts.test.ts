@@ -121,8 +121,17 @@ describe('sign-up and sign-in', () => {
     ).toEqual({
       accepted: true,
     });
-    const signedIn = await client.request(AccountSignIn, { email, password: PASSWORD });
+    const signedIn = await client.request(AccountSignIn, {
+      email,
+      password: PASSWORD,
+      userAgent: 'U'.repeat(2000),
+    });
     secretsHandedOut.push(signedIn.session.token, signedIn.session.csrfSecret);
+    const stored = await db.query<{ user_agent: string }>(
+      'select user_agent from key.sessions where id = $1',
+      [signedIn.session.sessionId],
+    );
+    expect(stored.rows[0]?.user_agent).toBe('U'.repeat(512));
     expect(signedIn).toMatchObject({ email: email.toLowerCase(), plan: 'free' });
     expect(signedIn.session.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(signedIn.session.csrfSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
