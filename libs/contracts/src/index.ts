@@ -9,3 +9,5 @@ export * from './template';
 export * from './gateway';
 export * from './validation';
 export * from './signing';
+export * from './plans';
+export * from './account';

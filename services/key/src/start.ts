@@ -2,13 +2,33 @@ import { fileURLToPath } from 'node:url';
 import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
 import { KeyRevoked } from '@esign/contracts';
 import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
-import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
+import { createLogger, startHealthServer, untraced, type Logger } from '@esign/telemetry';
 import type { TKeyServiceConfig } from './config';
+import { createAccountRepository } from './db/account-repository';
 import { createKeyRepository } from './db/key-repository';
+import { createQuotaRepository } from './db/quota-repository';
 import { schema } from './db/schema';
+import { createSessionRepository } from './db/session-repository';
+import type { Clock } from './domain/account-lifetimes';
+import { createPasswordHasher } from './domain/password-hasher';
 import { createHandler } from './handlers/create';
+import { createAccountKeyHandler } from './handlers/create-account-key';
+import type { KeyServiceDeps } from './handlers/deps';
+import { getUsageHandler } from './handlers/get-usage';
+import { issueSignInTokenHandler } from './handlers/issue-sign-in-token';
+import { listAccountKeysHandler } from './handlers/list-account-keys';
+import { redeemSignInTokenHandler } from './handlers/redeem-sign-in-token';
+import { releaseDocumentHandler } from './handlers/release-document';
+import { reserveDocumentHandler } from './handlers/reserve-document';
 import { revokeHandler } from './handlers/revoke';
+import { revokeAccountKeyHandler } from './handlers/revoke-account-key';
+import { setPasswordHandler } from './handlers/set-password';
+import { setPlanHandler } from './handlers/set-plan';
+import { signInHandler } from './handlers/sign-in';
+import { signOutHandler } from './handlers/sign-out';
+import { signUpHandler } from './handlers/sign-up';
 import { verifyHandler } from './handlers/verify';
+import { verifySessionHandler } from './handlers/verify-session';
 
 /** A running key service. */
 export interface KeyService {
@@ -20,10 +40,16 @@ export interface KeyService {
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
-/** Migrate the `key` schema, connect to NATS and serve `key.verify`, `key.create` and `key.revoke`. */
+/**
+ * Migrate the `key` schema, connect to NATS and serve every `key.*` subject (API keys, accounts,
+ * sessions, sign-in tokens, quotas); purge expired sessions every PURGE_INTERVAL_MS.
+ */
 export const startKeyService = async (
   config: TKeyServiceConfig,
-  options: { logger?: Logger } = {},
+  options: {
+    logger?: Logger;
+    /** The clock of sessions, tokens and quota months (tests move it). */ now?: Clock;
+  } = {},
 ): Promise<KeyService> => {
   const logger = options.logger ?? createLogger({ service: 'key', level: config.LOG_LEVEL });
   const database = createDatabase({
@@ -37,15 +63,39 @@ export const startKeyService = async (
     await migrateSchema({ pool: database.pool, schema: 'key', migrationsFolder: MIGRATIONS_FOLDER });
     bus = await connectBus({ ...busOptionsFrom(config), name: 'key', logger });
     const connected = bus;
-    const keys = createKeyRepository(database.db);
+    const deps: KeyServiceDeps = {
+      keys: createKeyRepository(database.db),
+      accounts: createAccountRepository(database.db),
+      sessions: createSessionRepository(database.db),
+      quotas: createQuotaRepository(database.db),
+      passwords: createPasswordHasher({ logN: config.PASSWORD_SCRYPT_LOG_N }),
+      config,
+      now: options.now ?? (() => new Date()),
+      publishRevoked: (event) => connected.publish(KeyRevoked, event),
+    };
     await connected.serve(
       [
-        verifyHandler({ keys }),
-        createHandler({ keys }),
-        revokeHandler({ keys, publishRevoked: (event) => connected.publish(KeyRevoked, event) }),
+        verifyHandler(deps),
+        createHandler(deps),
+        revokeHandler(deps),
+        signUpHandler(deps),
+        signInHandler(deps),
+        verifySessionHandler(deps),
+        signOutHandler(deps),
+        issueSignInTokenHandler(deps),
+        redeemSignInTokenHandler(deps),
+        listAccountKeysHandler(deps),
+        createAccountKeyHandler(deps),
+        revokeAccountKeyHandler(deps),
+        reserveDocumentHandler(deps),
+        releaseDocumentHandler(deps),
+        getUsageHandler(deps),
+        setPlanHandler(deps),
+        setPasswordHandler(deps),
       ],
       { unavailable: databaseUnavailable },
     );
+    const purge = startPurge({ deps, intervalMs: config.PURGE_INTERVAL_MS, logger });
     const health = await startHealthServer({
       port: config.HEALTH_PORT,
       ready: async () => connected.isConnected() && (await database.ping()),
@@ -53,6 +103,7 @@ export const startKeyService = async (
     return {
       healthPort: health.port,
       async stop() {
+        purge.stop();
         await health.close();
         await connected.drain();
         await database.close();
@@ -63,4 +114,23 @@ export const startKeyService = async (
     await database.close().catch(() => undefined);
     throw err;
   }
+};
+
+/** Delete expired sessions, sign-in tokens and attempt windows now and then (verification ignores them anyway). */
+const startPurge = (options: { deps: KeyServiceDeps; intervalMs: number; logger: Logger }) => {
+  const { deps, logger } = options;
+  const timer = setInterval(() => {
+    untraced(() =>
+      deps.sessions.purgeExpired({
+        now: deps.now(),
+        idleMs: deps.config.SESSION_IDLE_TIMEOUT_MS,
+        attemptWindowMs: deps.config.SIGN_IN_ATTEMPT_WINDOW_MS,
+      }),
+    ).then(
+      (purged) => logger.debug('purged expired sessions', purged),
+      (err: unknown) => logger.warn('purge of expired sessions failed', { err }),
+    );
+  }, options.intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 };

@@ -10,14 +10,19 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Run the operator CLI the way `pnpm cli` does, with its own environment. */
-export const runCliProcess = (args: string[], env: Record<string, string>): Promise<CliResult> =>
+/** Run the operator CLI the way `pnpm cli` does, with its own environment (and `stdin`, if given). */
+export const runCliProcess = (
+  args: string[],
+  env: Record<string, string>,
+  stdin?: string,
+): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'services/key/src/cli.ts', ...args], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.end(stdin ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

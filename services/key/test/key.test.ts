@@ -161,11 +161,18 @@ describe('key.create and key.verify', () => {
       );
       expect(before.rows[0]?.last_used_at).toBeNull();
       await client.request(KeyVerify, { keyHash: sha256(created.apiKey) });
-      const after = await db.query<{ last_used_at: Date | null }>(
-        'select last_used_at from key.api_keys where id = $1',
-        [created.keyId],
-      );
-      expect(after.rows[0]?.last_used_at).toBeInstanceOf(Date);
+      // Written off the reply's path: it lands shortly after the answer.
+      const deadline = Date.now() + 2000;
+      let lastUsedAt: Date | null | undefined;
+      while (!lastUsedAt && Date.now() < deadline) {
+        const after = await db.query<{ last_used_at: Date | null }>(
+          'select last_used_at from key.api_keys where id = $1',
+          [created.keyId],
+        );
+        lastUsedAt = after.rows[0]?.last_used_at;
+        if (!lastUsedAt) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(lastUsedAt).toBeInstanceOf(Date);
     } finally {
       await db.end();
     }

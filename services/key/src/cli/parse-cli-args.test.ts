@@ -23,6 +23,21 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['keys', 'revoke', KEY])).toEqual({ kind: 'revoke', target: { apiKey: KEY } });
   });
 
+  it('parses accounts set-plan and set-password (whose password never is an argument)', () => {
+    expect(parseCliArgs(['accounts', 'set-plan', '--email', 'Ada@Example.com', '--plan', 'pro'])).toEqual({
+      kind: 'set-plan',
+      email: 'ada@example.com',
+      plan: 'pro',
+    });
+    expect(parseCliArgs(['accounts', 'set-password', '--email', 'ada@example.com'])).toEqual({
+      kind: 'set-password',
+      email: 'ada@example.com',
+    });
+    expect(() => parseCliArgs(['accounts', 'set-password', '--email', 'a@b.co', 'hunter22'])).toThrow(
+      'takes no positional arguments',
+    );
+  });
+
   it('answers help for --help and -h', () => {
     expect(parseCliArgs(['--help'])).toEqual({ kind: 'help' });
     expect(parseCliArgs(['keys', 'create', '-h'])).toEqual({ kind: 'help' });
@@ -37,6 +52,10 @@ describe('parseCliArgs', () => {
     [['keys', 'create', '--email', 'a@b.co', '--colour', 'red'], "Unknown option '--colour'"],
     [['keys', 'revoke'], 'needs the key or the key id'],
     [['keys', 'revoke', 'abc', 'def'], 'exactly one'],
+    [['accounts'], 'expected accounts set-plan or accounts set-password'],
+    [['accounts', 'set-plan', '--email', 'a@b.co'], '--plan is required'],
+    [['accounts', 'set-plan', '--email', 'a@b.co', '--plan', 'gold'], '--plan must be free, pro or business'],
+    [['accounts', 'set-password'], '--email is required'],
   ])('rejects %j', (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(UsageError);
     expect(() => parseCliArgs(args)).toThrow(message);

@@ -6,7 +6,9 @@ import { z } from 'zod';
 export type TCliCommand =
   | { readonly kind: 'help' }
   | { readonly kind: 'create'; readonly email: string; readonly plan?: TPlan; readonly label?: string }
-  | { readonly kind: 'revoke'; readonly target: { keyId: string } | { apiKey: string } };
+  | { readonly kind: 'revoke'; readonly target: { keyId: string } | { apiKey: string } }
+  | { readonly kind: 'set-plan'; readonly email: string; readonly plan: TPlan }
+  | { readonly kind: 'set-password'; readonly email: string };
 
 /** Wrong arguments: the CLI prints the message and the usage, and exits 1. */
 export class UsageError extends Error {
@@ -16,6 +18,8 @@ export class UsageError extends Error {
 export const CLI_USAGE = `Usage:
   pnpm cli keys create --email <email> [--plan <free|pro|business>] [--label <label>]
   pnpm cli keys revoke <key or key id>
+  pnpm cli accounts set-plan --email <email> --plan <free|pro|business>
+  pnpm cli accounts set-password --email <email>     (the password is read from stdin)
   pnpm cli --help
 
 keys create   Create an API key; creates the account when the email is new.
@@ -23,10 +27,45 @@ keys create   Create an API key; creates the account when the email is new.
               is changed only when --plan is given. API access needs the business plan.
               The key is printed once, alone on the last line of stdout; everything else goes to stderr.
 keys revoke   Revoke a key, given the key itself (svc_live_…, hashed here before it is sent) or its id.
+accounts set-plan      Change an existing account's plan.
+accounts set-password  Set the dashboard password of an existing account (one made by keys create has
+                       none) and end its sessions. The password (8-256 characters) is the first line of
+                       stdin, never an argument: printf '%s' "$PASSWORD" | pnpm cli accounts set-password …
 
 Environment: NATS_URL (default nats://127.0.0.1:4222), BUS_PREFIX (default empty).`;
 
 const ZEmail = z.email();
+
+const parseEmail = (email: string | undefined): string => {
+  if (email === undefined) throw new UsageError('--email is required');
+  const normalized = email.trim().toLowerCase();
+  if (!ZEmail.safeParse(normalized).success) throw new UsageError('--email is not a valid email address');
+  return normalized;
+};
+
+const parsePlan = (plan: string): TPlan => {
+  const result = ZPlan.safeParse(plan);
+  if (!result.success) throw new UsageError('--plan must be free, pro or business');
+  return result.data;
+};
+
+const parseAccountsCommand = (
+  verb: string | undefined,
+  rest: readonly string[],
+  values: { email?: string; plan?: string; label?: string },
+): TCliCommand => {
+  if (rest.length > 0) throw new UsageError(`accounts ${verb ?? ''} takes no positional arguments`);
+  if (values.label !== undefined) throw new UsageError('accounts commands take no --label');
+  if (verb === 'set-plan') {
+    if (values.plan === undefined) throw new UsageError('--plan is required');
+    return { kind: 'set-plan', email: parseEmail(values.email), plan: parsePlan(values.plan) };
+  }
+  if (verb === 'set-password') {
+    if (values.plan !== undefined) throw new UsageError('accounts set-password takes no --plan');
+    return { kind: 'set-password', email: parseEmail(values.email) };
+  }
+  throw new UsageError('expected accounts set-plan or accounts set-password');
+};
 const ZUuid = z.uuid();
 
 /**
@@ -52,19 +91,13 @@ export const parseCliArgs = (args: readonly string[]): TCliCommand => {
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
   const [group, verb, ...rest] = positionals;
-  if (group !== 'keys') throw new UsageError('expected a command: keys create or keys revoke');
+  if (group === 'accounts') return parseAccountsCommand(verb, rest, values);
+  if (group !== 'keys') throw new UsageError('expected a command: keys create, keys revoke or accounts …');
 
   if (verb === 'create') {
     if (rest.length > 0) throw new UsageError('keys create takes no positional arguments');
-    if (values.email === undefined) throw new UsageError('--email is required');
-    const email = values.email.trim().toLowerCase();
-    if (!ZEmail.safeParse(email).success) throw new UsageError('--email is not a valid email address');
-    let plan: TPlan | undefined;
-    if (values.plan !== undefined) {
-      const result = ZPlan.safeParse(values.plan);
-      if (!result.success) throw new UsageError('--plan must be free, pro or business');
-      plan = result.data;
-    }
+    const email = parseEmail(values.email);
+    const plan = values.plan === undefined ? undefined : parsePlan(values.plan);
     const label = values.label?.trim();
     if (label !== undefined && label.length > 100)
       throw new UsageError('--label is longer than 100 characters');

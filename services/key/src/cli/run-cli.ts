@@ -1,6 +1,13 @@
 import { connectBus, type Bus } from '@esign/bus';
 import { ConfigError } from '@esign/config';
-import { KeyCreate, KeyRevoke, ServiceError } from '@esign/contracts';
+import {
+  AccountPasswordSet,
+  AccountPlanSet,
+  KeyCreate,
+  KeyRevoke,
+  ServiceError,
+  ZNewPassword,
+} from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { loadCliConfig } from '../config';
 import { hashApiKey } from '../domain/hash-api-key';
@@ -25,7 +32,37 @@ const describeFailure = (err: unknown): string => {
   return err instanceof Error ? err.message : String(err);
 };
 
-const execute = async (bus: Bus, command: Exclude<TCliCommand, { kind: 'help' }>, out: CliOutput) => {
+const execute = async (
+  bus: Bus,
+  command:
+    | Exclude<TCliCommand, { kind: 'help' | 'set-password' }>
+    | { kind: 'set-password'; email: string; password: string },
+  out: CliOutput,
+) => {
+  if (command.kind === 'set-plan') {
+    const changed = await bus.request(
+      AccountPlanSet,
+      { email: command.email, plan: command.plan },
+      { timeoutMs: REQUEST_TIMEOUT_MS },
+    );
+    out.stderr(
+      `Account ${changed.accountId} (${command.email}): plan ${changed.previousPlan} -> ${changed.plan}.`,
+    );
+    out.stdout(changed.accountId);
+    return;
+  }
+  if (command.kind === 'set-password') {
+    const set = await bus.request(
+      AccountPasswordSet,
+      { email: command.email, password: command.password },
+      { timeoutMs: REQUEST_TIMEOUT_MS },
+    );
+    out.stderr(
+      `Password set for account ${set.accountId} (${command.email}); ${set.sessionsEnded} session(s) ended.`,
+    );
+    out.stdout(set.accountId);
+    return;
+  }
   if (command.kind === 'create') {
     const created = await bus.request(
       KeyCreate,
@@ -67,6 +104,8 @@ export const runCli = async (options: {
   args: readonly string[];
   env?: NodeJS.ProcessEnv;
   out: CliOutput;
+  /** Everything on stdin (the password of `accounts set-password`). */
+  readStdin?: () => Promise<string>;
 }) => {
   const { out } = options;
   let command: TCliCommand;
@@ -82,6 +121,21 @@ export const runCli = async (options: {
   if (command.kind === 'help') {
     out.stdout(CLI_USAGE);
     return 0;
+  }
+
+  let resolved: Parameters<typeof execute>[1];
+  if (command.kind === 'set-password') {
+    // The password comes from stdin, never from the arguments (they show in `ps` and shell history).
+    const input = options.readStdin ? await options.readStdin() : '';
+    const password = input.split(/\r?\n/)[0] ?? '';
+    const checked = ZNewPassword.safeParse(password);
+    if (!checked.success) {
+      out.stderr(`error: the password on stdin ${checked.error.issues[0]?.message ?? 'is invalid'}`);
+      return 1;
+    }
+    resolved = { kind: 'set-password', email: command.email, password: checked.data };
+  } else {
+    resolved = command;
   }
 
   let config;
@@ -107,7 +161,7 @@ export const runCli = async (options: {
     return 1;
   }
   try {
-    await execute(bus, command, out);
+    await execute(bus, resolved, out);
     return 0;
   } catch (err) {
     out.stderr(`error: ${describeFailure(err)}`);

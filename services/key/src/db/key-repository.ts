@@ -1,5 +1,5 @@
 import type { TPlan } from '@esign/contracts';
-import { and, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { accounts, apiKeys, type TKeySchema } from './schema';
 
@@ -33,6 +33,16 @@ export interface RevokedKey {
 /** Which key to revoke: by its id or by the hash of the key itself. */
 export type KeyTarget = { readonly keyId: string } | { readonly keyHash: string };
 
+/** A key as its owner sees it: never the key nor its hash. */
+export interface ListedKey {
+  readonly keyId: string;
+  readonly label: string | null;
+  readonly prefix: string;
+  readonly createdAt: Date;
+  readonly lastUsedAt: Date | null;
+  readonly revokedAt: Date | null;
+}
+
 /** The key service's storage. Plain keys never reach it: only hashes and display prefixes. */
 export interface KeyRepository {
   findActiveKey(keyHash: string): Promise<ActiveKey | undefined>;
@@ -49,8 +59,20 @@ export interface KeyRepository {
     keyHash: string;
     prefix: string;
   }): Promise<CreatedKey>;
-  /** Revoke a key once; a second call reports the first revocation. `undefined` when unknown. */
-  revokeKey(target: KeyTarget): Promise<RevokedKey | undefined>;
+  /**
+   * Revoke a key once; a second call reports the first revocation. `undefined` when unknown, or when
+   * `accountId` is given and the key is another account's.
+   */
+  revokeKey(target: KeyTarget, accountId?: string): Promise<RevokedKey | undefined>;
+  /** The account's keys, newest first. */
+  listKeys(accountId: string): Promise<ListedKey[]>;
+  /** Store a key for an existing account; `undefined` when there is no such account. */
+  createKeyForAccount(input: {
+    accountId: string;
+    label?: string;
+    keyHash: string;
+    prefix: string;
+  }): Promise<{ keyId: string; createdAt: Date } | undefined>;
 }
 
 /** Minimum time between two `last_used_at` writes for one key, so that verification stays a read. */
@@ -124,8 +146,10 @@ export const createKeyRepository = (db: KeyDatabase): KeyRepository => ({
     });
   },
 
-  async revokeKey(target) {
-    const match: SQL = 'keyId' in target ? eq(apiKeys.id, target.keyId) : eq(apiKeys.keyHash, target.keyHash);
+  async revokeKey(target, accountId) {
+    const byKey = 'keyId' in target ? eq(apiKeys.id, target.keyId) : eq(apiKeys.keyHash, target.keyHash);
+    const match: SQL =
+      (accountId === undefined ? byKey : and(byKey, eq(apiKeys.accountId, accountId))) ?? byKey;
     const columns = {
       keyId: apiKeys.id,
       accountId: apiKeys.accountId,
@@ -140,5 +164,30 @@ export const createKeyRepository = (db: KeyDatabase): KeyRepository => ({
     const row = revoked ?? (await db.select(columns).from(apiKeys).where(match))[0];
     if (!row?.revokedAt) return undefined;
     return { ...row, revokedAt: row.revokedAt, alreadyRevoked: revoked === undefined };
+  },
+
+  listKeys(accountId) {
+    return db
+      .select({
+        keyId: apiKeys.id,
+        label: apiKeys.label,
+        prefix: apiKeys.prefix,
+        createdAt: apiKeys.createdAt,
+        lastUsedAt: apiKeys.lastUsedAt,
+        revokedAt: apiKeys.revokedAt,
+      })
+      .from(apiKeys)
+      .where(eq(apiKeys.accountId, accountId))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  },
+
+  async createKeyForAccount({ accountId, label, keyHash, prefix }) {
+    const result = await db.execute<{ id: string; created_at: Date | string }>(sql`
+      insert into ${apiKeys} (account_id, key_hash, prefix, label)
+      select ${accounts.id}, ${keyHash}, ${prefix}, ${label ?? null} from ${accounts}
+      where ${accounts.id} = ${accountId}
+      returning id, created_at`);
+    const [row] = result.rows;
+    return row && { keyId: row.id, createdAt: new Date(row.created_at) };
   },
 });

@@ -14,8 +14,10 @@ export const revokeKey = async (options: {
   keys: KeyRepository;
   publishRevoked: (event: TKeyRevokedEvent) => Promise<void>;
   target: KeyTarget;
+  /** Only this account's key: another account's is `not_found`. */
+  accountId?: string;
 }): Promise<TRevokeKeyReply> => {
-  const revoked = await options.keys.revokeKey(options.target);
+  const revoked = await options.keys.revokeKey(options.target, options.accountId);
   if (!revoked) throw new ServiceError('not_found', 'API key not found');
   const revokedAt = revoked.revokedAt.toISOString();
   await options.publishRevoked({

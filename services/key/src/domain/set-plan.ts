@@ -1,0 +1,14 @@
+import { ServiceError, type TPlan } from '@esign/contracts';
+import type { AccountRepository } from '../db/account-repository';
+import { normalizeEmail } from './normalize-email';
+
+/** Operator: change an account's plan; this month's count is kept and measured against the new limit. */
+export const setPlan = async (options: {
+  accounts: AccountRepository;
+  email: string;
+  plan: TPlan;
+}): Promise<{ accountId: string; plan: TPlan; previousPlan: TPlan }> => {
+  const changed = await options.accounts.setPlan(normalizeEmail(options.email), options.plan);
+  if (!changed) throw new ServiceError('not_found', 'account not found');
+  return { accountId: changed.accountId, plan: options.plan, previousPlan: changed.previousPlan };
+};

@@ -1,0 +1,8 @@
+import { endpoint, type Endpoint } from '@esign/bus';
+import { AccountPlanSet } from '@esign/contracts';
+import { setPlan } from '../domain/set-plan';
+import type { KeyServiceDeps } from './deps';
+
+/** `key.set-plan` (operator): change an account’s plan. */
+export const setPlanHandler = (deps: Pick<KeyServiceDeps, 'accounts'>): Endpoint =>
+  endpoint(AccountPlanSet, (request) => setPlan({ ...deps, ...request }));
