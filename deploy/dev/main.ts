@@ -90,6 +90,13 @@ try {
         : {}),
     },
     onLine: (service: ServiceName, line: string) => log(formatLogLine(service, line)),
+    // A service that dies is started again, with backoff, instead of leaving the stack half up.
+    supervise: {
+      onRestart: ({ service, exit, delayMs, attempt }) =>
+        console.warn(
+          `\n${service} died (${exit}); restarting it in ${delayMs / 1000} s${attempt > 1 ? ` (attempt ${attempt})` : ''}\n`,
+        ),
+    },
   });
   log(`
   E-signature service is up: http://localhost:${gatewayPort}

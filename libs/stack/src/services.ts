@@ -40,12 +40,35 @@ export interface StackOptions extends InfraEndpoints {
   /** Receives every line a service prints. Default: discard. */
   onLine?: (service: ServiceName, line: string) => void;
   readyTimeoutMs?: number;
+  /**
+   * Restart a service process that dies on its own (not stopped through this handle), after a
+   * delay that doubles with each quick death (1 s up to 30 s; back to 1 s once it stayed up a minute).
+   * `pnpm dev` uses it so that a crash does not leave the stack half up; tests leave it off.
+   */
+  supervise?: { onRestart: (event: RestartEvent) => void };
 }
+
+/** What a supervised stack tells when a service process died and is started again. */
+export interface RestartEvent {
+  readonly service: ServiceName;
+  /** Exit code, or the signal that ended it. */
+  readonly exit: string;
+  readonly delayMs: number;
+  /** How many times in a row it died soon after starting. */
+  readonly attempt: number;
+}
+
+const RESTART_BASE_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+/** A process that stayed up this long counts as healthy again: its next death restarts it at once-ish. */
+const STABLE_AFTER_MS = 60_000;
 
 interface RunningService {
   name: ServiceName;
   child: ChildProcess;
   healthUrl: string;
+  /** Set when this handle stops it: its exit is expected. */
+  stopping?: boolean;
 }
 
 export interface RunningStack {
@@ -96,6 +119,10 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
     SERVICE_NAMES.filter((n) => existsSync(join(REPO_ROOT, 'services', n, 'src', 'main.ts')));
   const gatewayPort = options.gatewayPort || (await freePort());
   const running = new Map<ServiceName, RunningService[]>();
+  /** Quick deaths in a row per service, and restarts waiting for their delay. */
+  const deaths = new Map<ServiceName, number>();
+  const restarts = new Set<NodeJS.Timeout>();
+  let stopped = false;
   const replicasOf = (name: ServiceName) =>
     name === 'gateway' ? 1 : Math.max(1, options.replicas?.[name] ?? 1);
 
@@ -141,8 +168,33 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
       if (!stream) continue;
       createInterface({ input: stream }).on('line', (line) => options.onLine?.(name, line));
     }
-    const svc = { name, child, healthUrl: `http://127.0.0.1:${port}` };
+    const svc: RunningService = { name, child, healthUrl: `http://127.0.0.1:${port}` };
     running.set(name, [...(running.get(name) ?? []), svc]);
+    if (stopped) {
+      // A restart that began as the stack was being stopped.
+      svc.stopping = true;
+      void stopChild(child);
+    }
+    const startedAt = Date.now();
+    child.once('exit', (code, signal) => {
+      if (svc.stopping || stopped || !options.supervise) return;
+      running.set(
+        name,
+        (running.get(name) ?? []).filter((other) => other !== svc),
+      );
+      const quick = Date.now() - startedAt < STABLE_AFTER_MS;
+      const attempt = quick ? (deaths.get(name) ?? 0) + 1 : 1;
+      deaths.set(name, attempt);
+      const delayMs = Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** (attempt - 1));
+      options.supervise.onRestart({ service: name, exit: signal ?? `code ${code ?? '?'}`, delayMs, attempt });
+      const timer = setTimeout(() => {
+        restarts.delete(timer);
+        if (stopped) return;
+        // A restart that fails to become ready dies again and is retried by the same rule.
+        launchOne(name).catch(() => undefined);
+      }, delayMs);
+      restarts.add(timer);
+    });
     await waitReady(svc, options.readyTimeoutMs ?? 60_000);
     return svc;
   };
@@ -153,10 +205,18 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
   };
 
   const stopService = async (name: ServiceName) => {
-    await Promise.all((running.get(name) ?? []).map((svc) => stopChild(svc.child)));
+    await Promise.all(
+      (running.get(name) ?? []).map((svc) => {
+        svc.stopping = true;
+        return stopChild(svc.child);
+      }),
+    );
   };
 
   const stopAll = async () => {
+    stopped = true;
+    for (const timer of restarts) clearTimeout(timer);
+    restarts.clear();
     // The gateway first (no new work comes in), then the rest together.
     await stopService('gateway');
     await Promise.all(names.filter((n) => n !== 'gateway').map(stopService));
