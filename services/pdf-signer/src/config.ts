@@ -37,7 +37,7 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
      */
     SIGN_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
-    SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(384),
+    SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(256),
   })
   .superRefine((env, ctx) => {
     const key = env.SIGNING_KEY_PEM ?? env.SIGNING_KEY_FILE;

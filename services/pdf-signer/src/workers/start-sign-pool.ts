@@ -48,6 +48,8 @@ interface Slot {
   readonly worker: Worker;
   readonly id: number;
   ready: boolean;
+  /** When it last became idle (a counter), to pick the worker idle longest. */
+  idleSince: number;
   job?: PendingJob;
   error?: Error;
 }
@@ -123,17 +125,23 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
   let nextWorkerId = 1;
   let closing = false;
 
+  let tick = 0;
   const settle = (slot: Slot): PendingJob | undefined => {
     const pending = slot.job;
     slot.job = undefined;
+    slot.idleSince = ++tick;
     if (pending?.timer) clearTimeout(pending.timer);
     return pending;
   };
 
+  /**
+   * Hand queued jobs to idle workers, the one idle longest first: work (and V8's compilation of the
+   * signing code in each worker) spreads over all workers even when requests come one at a time.
+   */
   const dispatch = () => {
-    for (const slot of slots) {
-      if (queue.length === 0) return;
-      if (!slot.ready || slot.job) continue;
+    if (queue.length === 0) return;
+    const idle = [...slots].filter((s) => s.ready && !s.job).sort((a, b) => a.idleSince - b.idleSince);
+    for (const slot of idle) {
       const pending = queue.shift();
       if (!pending) return;
       slot.job = pending;
@@ -195,7 +203,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
         execArgv: [],
         resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
       });
-      const slot: Slot = { worker, id: nextWorkerId++, ready: false };
+      const slot: Slot = { worker, id: nextWorkerId++, ready: false, idleSince: 0 };
       slots.add(slot);
       worker.on('message', (message: SignJobReply | SignWorkerReady) => {
         if ('ready' in message) {
