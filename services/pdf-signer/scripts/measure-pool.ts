@@ -47,7 +47,7 @@ const cpuPerSign = async (signer: Signer, label: string) => {
     const started = performance.now();
     let next = 0;
     await Promise.all(
-      Array.from({ length: 8 }, async () => {
+      Array.from({ length: Number(process.env.CONC ?? 8) }, async () => {
         while (next < SIGNS) {
           next += 1;
           await signer.sign(input());
