@@ -2,7 +2,7 @@
  * Process CPU per 1-page sign (drawn 300x100 PNG), in-process signer vs the pool of worker threads,
  * 8 at a time. Not a test: run it by hand.
  *
- *   node --import tsx services/pdf-signer/scripts/measure-pool.ts [signs] [workers]
+ *   [CONC=8] [ROUNDS=2] node --import tsx services/pdf-signer/scripts/measure-pool.ts [signs] [workers] [both|pool|local]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createLogger } from '@esign/telemetry';
