@@ -2,7 +2,7 @@
  * Process CPU per 1-page sign (drawn 300x100 PNG), in-process signer vs the pool of worker threads,
  * 8 at a time. Not a test: run it by hand.
  *
- *   [CONC=8] [ROUNDS=2] node --import tsx services/pdf-signer/scripts/measure-pool.ts [signs] [workers] [both|pool|local]
+ *   [CONC=8] [ROUNDS=2] [HEAP=384] node --import tsx services/pdf-signer/scripts/measure-pool.ts [signs] [workers] [both|pool|local]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createLogger } from '@esign/telemetry';
@@ -74,7 +74,7 @@ if (mode !== 'local') {
   const pool = await startSignPool({
     size: WORKERS,
     jobBudgetMs: 30_000,
-    workerHeapMb: 384,
+    workerHeapMb: Number(process.env.HEAP ?? 384),
     logger: createLogger({ service: 'measure', level: 'error', write: () => undefined }),
   });
   await cpuPerSign(pool, `pool of ${WORKERS}`);
