@@ -45,7 +45,7 @@ const timed = async <T>(work: Promise<T>) => {
 };
 
 describe('a job past its budget', () => {
-  const BUDGET_MS = 1000;
+  const BUDGET_MS = 2000;
   let sut: TestSigner;
   beforeAll(async () => {
     sut = await startTestSigner({
@@ -74,7 +74,7 @@ describe('a job past its budget', () => {
     const { value: err, ms: heavyMs } = await heavyOutcome;
 
     expect(err).toMatchObject({ code: 'invalid_argument', field: 'file' });
-    expect(err.message).toBe('file: the document is too complex to sign within 1 s');
+    expect(err.message).toBe('file: the document is too complex to sign within 2 s');
     // Answered at the budget (plus the 18 MB upload and fetch), not after the several seconds of work.
     expect(heavyMs).toBeGreaterThanOrEqual(BUDGET_MS);
     expect(heavyMs).toBeLessThan(BUDGET_MS + 3000);
@@ -113,5 +113,6 @@ describe('a worker that runs out of memory', () => {
     const { signed, reply } = await sut.sign(await makePdf());
     expect(reply.pageCount).toBe(2);
     expect((await pdfSig(signed)).stdout).toContain('Signature is Valid.');
-  });
+    // V8 collects garbage harder and harder before giving up: reaching the limit takes seconds.
+  }, 60_000);
 });
