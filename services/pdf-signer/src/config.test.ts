@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@esign/config';
-import { loadPdfSignerConfig, readSigningMaterial } from './config';
+import { availableParallelism } from 'node:os';
+import { loadPdfSignerConfig, readSigningMaterial, signWorkerCount } from './config';
 
 describe('pdf-signer config', () => {
   it('defaults MAX_FILE_BYTES to 25 MiB and signs with the development certificate when no key is set', () => {
@@ -13,6 +14,17 @@ describe('pdf-signer config', () => {
     expect(loadPdfSignerConfig({}).MAX_CONCURRENT_SIGNS).toBe(2);
     expect(loadPdfSignerConfig({ MAX_CONCURRENT_SIGNS: '4' }).MAX_CONCURRENT_SIGNS).toBe(4);
     expect(() => loadPdfSignerConfig({ MAX_CONCURRENT_SIGNS: '0' })).toThrow(/MAX_CONCURRENT_SIGNS/);
+  });
+
+  it('signs on one worker per CPU, never more than MAX_CONCURRENT_SIGNS, with a 30 s budget and 256 MB each', () => {
+    const defaults = loadPdfSignerConfig({});
+    expect(signWorkerCount(defaults)).toBe(Math.min(availableParallelism(), 2));
+    expect(defaults.SIGN_JOB_BUDGET_MS).toBe(30_000);
+    expect(defaults.SIGN_WORKER_HEAP_MB).toBe(256);
+    expect(signWorkerCount(loadPdfSignerConfig({ SIGN_WORKERS: '8', MAX_CONCURRENT_SIGNS: '3' }))).toBe(3);
+    expect(signWorkerCount(loadPdfSignerConfig({ SIGN_WORKERS: '1', MAX_CONCURRENT_SIGNS: '8' }))).toBe(1);
+    expect(() => loadPdfSignerConfig({ SIGN_JOB_BUDGET_MS: '10' })).toThrow(/SIGN_JOB_BUDGET_MS/);
+    expect(() => loadPdfSignerConfig({ SIGN_WORKERS: '0' })).toThrow(/SIGN_WORKERS/);
   });
 
   it('wants a key and its certificate together', () => {

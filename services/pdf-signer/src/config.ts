@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { loadConfig, ZBaseEnv, ZBlobEnv } from '@esign/config';
 import type { SigningMaterial } from './domain/load-signing-identity';
@@ -25,6 +26,18 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
      * Signing is CPU-bound, so more would not be faster, only hold more documents in memory.
      */
     MAX_CONCURRENT_SIGNS: z.coerce.number().int().min(1).max(64).default(2),
+    /**
+     * Signing worker threads, started once at start-up. Default: the number of CPUs. Never more than
+     * MAX_CONCURRENT_SIGNS (a worker signs one document at a time).
+     */
+    SIGN_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+    /**
+     * Longest one document may take on its worker (ms), well below the gateway's SIGN_TIMEOUT_MS
+     * (60 s): past it the worker is ended and replaced and the request answers invalid_argument.
+     */
+    SIGN_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
+    SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(256),
   })
   .superRefine((env, ctx) => {
     const key = env.SIGNING_KEY_PEM ?? env.SIGNING_KEY_FILE;
@@ -53,6 +66,10 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
     }
   });
 export type TPdfSignerEnv = z.infer<typeof ZPdfSignerEnv>;
+
+/** Signing worker threads: SIGN_WORKERS or the number of CPUs, at most MAX_CONCURRENT_SIGNS. */
+export const signWorkerCount = (config: TPdfSignerEnv): number =>
+  Math.min(config.SIGN_WORKERS ?? availableParallelism(), config.MAX_CONCURRENT_SIGNS);
 
 /** Parse the environment once, at start-up. */
 export const loadPdfSignerConfig = (env: NodeJS.ProcessEnv = process.env): TPdfSignerEnv =>

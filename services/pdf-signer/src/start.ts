@@ -3,10 +3,10 @@ import { busOptionsFrom, connectBus, endpoint } from '@esign/bus';
 import { PdfSign } from '@esign/contracts';
 import { createLogger, startHealthServer } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
-import { readSigningMaterial } from './config';
+import { readSigningMaterial, signWorkerCount } from './config';
 import type { TPdfSignerEnv } from './config';
-import { createSigner } from './domain/create-signer';
 import { createSignPdfHandler } from './handlers/sign-pdf';
+import { startSignPool } from './workers/start-sign-pool';
 
 /** A running pdf-signer. */
 export interface PdfSignerService {
@@ -20,7 +20,7 @@ export interface PdfSignerService {
 }
 
 /**
- * Start the service: signer (fonts, key and certificate loaded once), object storage (bucket
+ * Start the service: the pool of signing workers (each loads fonts, key and certificate once), object storage (bucket
  * ensured), NATS endpoint `pdf.sign` in the `pdf-signer` queue group, health server. Ready when the
  * bus is connected and the bucket answers.
  */
@@ -29,10 +29,13 @@ export const startPdfSigner = async (
   options: { logger?: Logger } = {},
 ): Promise<PdfSignerService> => {
   const logger = options.logger ?? createLogger({ service: 'pdf-signer', level: config.LOG_LEVEL });
-  const signer = await createSigner({
+  // Signing runs on worker threads started here, once: this thread only moves bytes and messages.
+  const signer = await startSignPool({
+    size: signWorkerCount(config),
+    jobBudgetMs: config.SIGN_JOB_BUDGET_MS,
+    workerHeapMb: config.SIGN_WORKER_HEAP_MB,
     signing: readSigningMaterial(config),
-    warn: (message) => logger.warn(message),
-    info: (message, fields) => logger.info(message, fields),
+    logger,
   });
   const blob = createBlobStore(blobOptionsFrom(config));
   await blob.ensureBucket();
@@ -44,11 +47,12 @@ export const startPdfSigner = async (
   );
   const health = await startHealthServer({
     port: config.HEALTH_PORT,
-    ready: async () => bus.isConnected() && (await blob.ping()),
+    ready: async () => bus.isConnected() && signer.readyWorkers() > 0 && (await blob.ping()),
   });
   logger.info('sealing with certificate', {
     healthPort: health.port,
     certificate: signer.certificateFingerprint,
+    signWorkers: signWorkerCount(config),
     developmentCertificate: signer.developmentCertificate,
   });
   return {
@@ -57,6 +61,7 @@ export const startPdfSigner = async (
     certificateFingerprint: signer.certificateFingerprint,
     async stop() {
       await bus.drain();
+      await signer.close();
       await health.close();
     },
   };

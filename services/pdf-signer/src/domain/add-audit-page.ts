@@ -1,9 +1,11 @@
 import type { PDFDocument, PDFPage } from 'pdf-lib';
 import type { TSigner } from '@esign/contracts';
 import type { FontLibrary } from './font-library';
-import { cleanText, layoutLine } from './layout-text';
+import { cleanText, estimateClusterAdvance, graphemeClusters, layoutLine } from './layout-text';
 import { createPageContent, HELVETICA, HELVETICA_BOLD } from './page-content';
 import { standardFontMetrics } from './standard-font-metrics';
+import type { StandardFontMetrics } from './standard-font-metrics';
+import { wrapText } from './wrap-text';
 import type { DocumentFonts, DrawableLine, StandardFace } from './page-content';
 
 /** What the audit page states (the same facts go into the document metadata). */
@@ -78,40 +80,56 @@ const createLineMaker = (library: FontLibrary) => {
   };
 };
 
+/** Lines of a standard font (Helvetica): exact widths from per-character tables, kerning included. */
+const wrapStandard = (text: string, maxWidth: number, size: number, metrics: StandardFontMetrics): string[] =>
+  wrapText([...text], maxWidth, {
+    advance: (unit, previous) => metrics.advanceOf(unit, previous, size),
+  });
+
+/** A value wrapped into lines that fit `maxWidth` at `size`, each laid out once, ready to draw. */
+export interface WrappedValue {
+  /** The text of each line (as given: characters no font has are still themselves here). */
+  readonly texts: readonly string[];
+  readonly lines: readonly DrawableLine[];
+}
+
 /**
- * Greedy word wrap, measuring each word once (a line's width is the sum of its words and spaces); a
- * word longer than the line is cut by characters.
+ * Wrap user-supplied text in linear time: WinAnsi text by Helvetica's exact widths, anything else by
+ * estimated glyph advances (measured once per font and character) with each line then laid out for
+ * real, and refitted if shaping made it wider than estimated. Characters no font has count as the
+ * `[U+XXXX]` label they are drawn as.
  */
-const wrap = (text: string, maxWidth: number, measure: (s: string) => number): string[] => {
-  const space = measure(' ');
-  const lines: string[] = [];
-  let current: string[] = [];
-  let width = 0;
-  for (let word of text.split(' ')) {
-    let wordWidth = measure(word);
-    while (wordWidth > maxWidth) {
-      if (current.length > 0) lines.push(current.join(' '));
-      current = [];
-      width = 0;
-      const chars = [...word];
-      let cut = chars.length - 1;
-      while (cut > 1 && measure(chars.slice(0, cut).join('')) > maxWidth) cut--;
-      lines.push(chars.slice(0, cut).join(''));
-      word = chars.slice(cut).join('');
-      wordWidth = measure(word);
-    }
-    const added = current.length > 0 ? space + wordWidth : wordWidth;
-    if (current.length > 0 && width + added > maxWidth) {
-      lines.push(current.join(' '));
-      current = [word];
-      width = wordWidth;
-    } else {
-      current.push(word);
-      width += added;
-    }
+export const wrapValue = (options: {
+  text: string;
+  library: FontLibrary;
+  size: number;
+  maxWidth: number;
+}): WrappedValue => {
+  const { text, library, size, maxWidth } = options;
+  const make = createLineMaker(library);
+  if (make.isWinAnsi(text)) {
+    const texts = wrapStandard(text, maxWidth, size, standardFontMetrics(library.helvetica));
+    return { texts, lines: texts.map((t) => make.value(t)) };
   }
-  if (current.length > 0) lines.push(current.join(' '));
-  return lines;
+  const laidOut = new Map<string, DrawableLine>();
+  const lineOf = (line: string) => {
+    let drawable = laidOut.get(line);
+    if (!drawable) {
+      drawable = make.value(line);
+      laidOut.set(line, drawable);
+    }
+    return drawable;
+  };
+  const labelWidth = (unit: string) => {
+    let width = 0;
+    for (const ch of `[${codePointLabel(unit)}]`) width += estimateClusterAdvance(library.sans, ch) ?? 0.5;
+    return width;
+  };
+  const texts = wrapText(graphemeClusters(text), maxWidth, {
+    advance: (unit) => (estimateClusterAdvance(library.sans, unit) ?? labelWidth(unit)) * size,
+    lineWidth: (line) => lineOf(line).width * size,
+  });
+  return { texts, lines: texts.map(lineOf) };
 };
 
 /**
@@ -158,7 +176,7 @@ export const addAuditPage = (options: {
   };
   /** `recurring`: the same text on every audit page of this process, worth remembering how it wraps. */
   const paragraph = (text: string, size: number, gapAfter: number, recurring = false) => {
-    const wrapNow = () => wrap(text, CONTENT_WIDTH, (s) => helvetica.widthOfTextAtSize(s, size));
+    const wrapNow = () => wrapStandard(text, CONTENT_WIDTH, size, helvetica);
     const lines = recurring ? wrapOnce(`fixed ${size} ${text}`, wrapNow) : wrapNow();
     for (const [i, line] of lines.entries())
       draw(make.fixed(line), size, i === lines.length - 1 ? gapAfter : 2);
@@ -170,15 +188,21 @@ export const addAuditPage = (options: {
     let text = cleanText(value) || '(none)';
     if (text.length > MAX_VALUE_CHARS) text = `${text.slice(0, MAX_VALUE_CHARS)}…`;
     const size = 10.5;
-    // Text Helvetica can show is measured in it directly (what `make.value` would do word by word).
-    const measure = make.isWinAnsi(text)
-      ? (s: string) => helvetica.widthOfTextAtSize(s, 1) * size
-      : (s: string) => make.value(s).width * size;
-    const wrapNow = () => wrap(text, CONTENT_WIDTH, measure);
-    let lines = recurring ? wrapOnce(`value ${size} ${text}`, wrapNow) : wrapNow();
-    if (lines.length > MAX_VALUE_LINES)
-      lines = [...lines.slice(0, MAX_VALUE_LINES - 1), `${lines[MAX_VALUE_LINES - 1] ?? ''}…`];
-    for (const [i, line] of lines.entries()) draw(make.value(line), size, i === lines.length - 1 ? 9 : 2);
+    let lines: readonly DrawableLine[];
+    let texts: readonly string[];
+    if (recurring) {
+      texts = wrapOnce(`value ${size} ${text}`, () => [
+        ...wrapValue({ text, library, size, maxWidth: CONTENT_WIDTH }).texts,
+      ]);
+      lines = texts.map((t) => make.value(t));
+    } else {
+      ({ texts, lines } = wrapValue({ text, library, size, maxWidth: CONTENT_WIDTH }));
+    }
+    if (lines.length > MAX_VALUE_LINES) {
+      const last = make.value(`${texts[MAX_VALUE_LINES - 1] ?? ''}…`);
+      lines = [...lines.slice(0, MAX_VALUE_LINES - 1), last];
+    }
+    for (const [i, line] of lines.entries()) draw(line, size, i === lines.length - 1 ? 9 : 2);
   };
 
   content.push('0 0 0 rg');

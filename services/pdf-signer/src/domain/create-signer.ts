@@ -26,6 +26,8 @@ export interface SignerOptions {
   readonly warn?: (message: string) => void;
   /** Where the repair fallback says what it did (reason, outcome, time; never user data). */
   readonly info?: RepairLog;
+  /** `signing` is a development certificate made up elsewhere (the pool makes one for all its workers). */
+  readonly development?: boolean;
 }
 
 /** One document to sign: the original bytes and what the signer did. */
@@ -85,7 +87,7 @@ const sha256 = async (bytes: Buffer): Promise<string> => {
  * the whole file.
  */
 export const createSigner = async (options: SignerOptions = {}): Promise<Signer> => {
-  const identity = loadSigningIdentity(options.signing, options.warn);
+  const identity = loadSigningIdentity(options.signing, options.warn, options.development);
   const library = await loadFontLibrary();
   const placeholderBytes = signaturePlaceholderBytes(identity);
   const certificateSubject = identity.subject;

@@ -100,6 +100,6 @@ describe('embedImage', () => {
     const damaged = Buffer.concat([header, idat, iend]);
     const err = await embed(damaged).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnreadableImageError);
-    expect((err as Error).message).toBe('the image data is damaged');
+    expect((err as Error).message).toBe('the image data is damaged or incomplete');
   });
 });

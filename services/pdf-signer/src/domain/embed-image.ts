@@ -104,6 +104,19 @@ const storeSamples = async (
 };
 
 /**
+ * Decode the whole image with sharp and drop the pixels: data embedded as it is (a PNG's zlib stream,
+ * a JPEG's DCT data) would otherwise reach the PDF unchecked, and a PNG whose image data is not zlib
+ * or a JPEG cut short would sign as a blank or half-grey picture. `failOn: 'error'` refuses both.
+ */
+const assertDecodes = async (bytes: Buffer, maxPixels: number): Promise<void> => {
+  try {
+    await sharp(bytes, { failOn: 'error', limitInputPixels: maxPixels }).stats();
+  } catch {
+    throw new UnreadableImageError('the image data is damaged or incomplete');
+  }
+};
+
+/**
  * A PNG handled without sharp: opaque 8-bit greyscale or RGB and indexed non-interlaced PNGs keep
  * their zlib stream (PDF's FlateDecode with /Predictor 15 applies the same row filters, so a 20 MB
  * scan goes in without being decoded and deflated again); other small ones are decoded here.
@@ -129,6 +142,9 @@ const embedPngWithoutSharp = async (
     !png.transparency &&
     (((colorType === 0 || colorType === 2) && bitDepth === 8) || (colorType === 3 && palette !== undefined));
   if (passthrough) {
+    // The zlib data is kept as it is: prove first that it inflates to a whole image.
+    if (!small || width * height > DECODE_HERE_PIXELS || !decodePng(png))
+      await assertDecodes(bytes, maxPixels);
     const colors = colorType === 2 ? 3 : 1;
     const colorSpace = palette
       ? context.obj([
@@ -199,6 +215,7 @@ export const embedImage = async (
     (meta.space === 'srgb' || meta.space === 'b-w') &&
     meta.depth === 'uchar'
   ) {
+    await assertDecodes(bytes, options.maxPixels);
     const orientation = toOrientation(meta.orientation);
     const ref = context.register(
       context.stream(bytes, {
@@ -260,7 +277,7 @@ export const embedImage = async (
       size = info;
     }
   } catch {
-    throw new UnreadableImageError('the image data is damaged');
+    throw new UnreadableImageError('the image data is damaged or incomplete');
   }
   const ref = await storeSamples(context, {
     width: size.width,

@@ -1,4 +1,5 @@
 import type { Glyph, GlyphPosition } from '@pdf-lib/fontkit';
+import type { Font } from '@esign/fontkit';
 import type { FontChains, FontFace, ScriptClass } from './font-library';
 
 /**
@@ -161,6 +162,18 @@ export const layoutLine = (input: string, chains: FontChains): LaidOutLine => {
   const numberDir: 'L' | 'R' = rtl ? 'R' : 'L';
   const effective = (i: number): 'L' | 'R' | undefined =>
     strong(i) ?? (DIGIT.test(chars[i] ?? '') ? numberDir : undefined);
+  // The nearest direction before and after each character, found in one pass each way (searching
+  // from every neutral would be quadratic in a long run of punctuation).
+  const before: ('L' | 'R' | undefined)[] = new Array<'L' | 'R' | undefined>(chars.length);
+  const after: ('L' | 'R' | undefined)[] = new Array<'L' | 'R' | undefined>(chars.length);
+  for (let i = 0, last: 'L' | 'R' | undefined; i < chars.length; i++) {
+    before[i] = last;
+    last = effective(i) ?? last;
+  }
+  for (let i = chars.length - 1, next: 'L' | 'R' | undefined; i >= 0; i--) {
+    after[i] = next;
+    next = effective(i) ?? next;
+  }
   const levelOf = (dir: 'L' | 'R') => (dir === 'R' ? 1 : rtl ? 2 : 0);
   const levels: number[] = new Array<number>(chars.length).fill(rtl ? 1 : 0);
   for (let i = 0; i < chars.length; i++) {
@@ -170,11 +183,8 @@ export const layoutLine = (input: string, chains: FontChains): LaidOutLine => {
     else if (DIGIT.test(ch)) levels[i] = rtl ? 2 : 0;
     else if (MARK.test(ch) && i > 0) levels[i] = levels[i - 1] ?? 0;
     else {
-      let before: 'L' | 'R' | undefined;
-      for (let j = i - 1; j >= 0 && !before; j--) before = effective(j);
-      let after: 'L' | 'R' | undefined;
-      for (let j = i + 1; j < chars.length && !after; j++) after = effective(j);
-      if (before && before === after) levels[i] = levelOf(before);
+      const b = before[i];
+      if (b && b === after[i]) levels[i] = levelOf(b);
     }
   }
 
@@ -244,3 +254,67 @@ export const layoutLine = (input: string, chains: FontChains): LaidOutLine => {
   }
   return { pieces, width, ascent, descent, rtl, unsupported };
 };
+
+/** Advance widths of glyphs at font size 1, per font and code point: measured once per process. */
+const advancesByFont = new WeakMap<Font, Map<number, number>>();
+
+const glyphAdvance = (face: FontFace, codePoint: number): number => {
+  let advances = advancesByFont.get(face.font);
+  if (!advances) {
+    advances = new Map();
+    advancesByFont.set(face.font, advances);
+  }
+  let advance = advances.get(codePoint);
+  if (advance === undefined) {
+    advance = face.font.glyphForCodePoint(codePoint).advanceWidth / face.font.unitsPerEm;
+    advances.set(codePoint, advance);
+  }
+  return advance;
+};
+
+/** The font a character would most likely be drawn in, per chain set and code point (null: none has it). */
+const facesByChains = new WeakMap<FontChains, Map<number, FontFace | null>>();
+
+const likelyFace = (chains: FontChains, ch: string, codePoint: number): FontFace | undefined => {
+  let faces = facesByChains.get(chains);
+  if (!faces) {
+    faces = new Map();
+    facesByChains.set(chains, faces);
+  }
+  let face = faces.get(codePoint);
+  if (face === undefined) {
+    const cls = classOf(ch);
+    const candidates = [...chains[cls === 'common' ? 'latin' : cls], ...chains.other];
+    face = candidates.find((f) => f.font.hasGlyphForCodePoint(codePoint)) ?? null;
+    faces.set(codePoint, face);
+  }
+  return face ?? undefined;
+};
+
+/**
+ * Estimated advance of one grapheme cluster at font size 1, from its glyphs' advance widths in the
+ * font its first character would most likely get (cached per font and code point, so estimating a
+ * text is linear in its length). Undefined when no font has that character. Shaping (Arabic joining,
+ * ligatures, kerning) can make the real width differ: callers that must fit check lines with
+ * `layoutLine`.
+ */
+export const estimateClusterAdvance = (chains: FontChains, cluster: string): number | undefined => {
+  if (cluster === ' ') return GAP_EM;
+  const first = cluster.codePointAt(0) ?? 0;
+  if (first === ZWNJ || first === ZWJ) return 0;
+  const face = likelyFace(chains, String.fromCodePoint(first), first);
+  if (!face) return undefined;
+  let width = 0;
+  for (const ch of cluster) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (cp === ZWNJ || cp === ZWJ) continue;
+    width += face.font.hasGlyphForCodePoint(cp) ? glyphAdvance(face, cp) : glyphAdvance(face, first);
+  }
+  return width;
+};
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Grapheme clusters of a text (a letter with its marks, an emoji sequence): where a line may be cut. */
+export const graphemeClusters = (text: string): string[] =>
+  Array.from(graphemes.segment(text), (s) => s.segment);

@@ -4,6 +4,8 @@ import type { PDFFont } from 'pdf-lib';
 export interface StandardFontMetrics {
   /** Advance width at `size`, kerning included: exactly `PDFFont.widthOfTextAtSize`. */
   widthOfTextAtSize(text: string, size: number): number;
+  /** What one character adds to a line right after `previous` (its width and their kerning), at `size`. */
+  advanceOf(char: string, previous: string | undefined, size: number): number;
   /** The text as a PDF hex string (`<…>`) in the font's encoding: exactly `PDFFont.encodeText`. */
   encodeText(text: string): string;
 }
@@ -49,6 +51,12 @@ const createMetrics = (font: PDFFont): StandardFontMetrics => {
         previous = char;
         previousPoint = point;
       }
+      return total * (size / 1000);
+    },
+    advanceOf(char, previous, size) {
+      const point = char.codePointAt(0) ?? 0;
+      let total = widthOf(char, point);
+      if (previous !== undefined) total += kerningOf(previous, previous.codePointAt(0) ?? 0, char, point);
       return total * (size / 1000);
     },
     encodeText(text) {

@@ -1,0 +1,63 @@
+import type { TErrorCode } from '@esign/contracts';
+import type { SignInput, SignResult } from '../domain/create-signer';
+import type { SigningMaterial } from '../domain/load-signing-identity';
+
+/** What a signing worker is started with (its `workerData`). */
+export interface SignWorkerSetup {
+  readonly signing: SigningMaterial;
+  /** True when `signing` is the development certificate made up at start-up. */
+  readonly development: boolean;
+}
+
+/** A document to sign, sent to a worker; `bytes` is transferred, not copied. */
+export interface SignJob {
+  readonly id: number;
+  readonly input: Omit<SignInput, 'bytes'> & { readonly bytes: ArrayBuffer };
+}
+
+/** An error as it crosses the thread boundary (a ServiceError keeps its code and field). */
+export interface SignJobError {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: TErrorCode;
+  readonly field?: string;
+  readonly stack?: string;
+}
+
+/** A worker's answer to one job; the signed PDF's bytes are transferred back. */
+export type SignJobReply =
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly result: Omit<SignResult, 'bytes'> & { readonly bytes: ArrayBuffer };
+    }
+  | { readonly id: number; readonly ok: false; readonly error: SignJobError };
+
+/** A line a worker's signer logs (the repair fallback, start-up warnings), written by the pool's logger. */
+export interface SignWorkerLog {
+  readonly log: {
+    readonly level: 'info' | 'warn';
+    readonly message: string;
+    readonly fields?: Record<string, unknown>;
+  };
+}
+
+/** Sent once by a worker whose signer is loaded (fonts, key, certificate). */
+export interface SignWorkerReady {
+  readonly ready: true;
+}
+
+/**
+ * The ArrayBuffer to transfer for these bytes: the Buffer's own when it spans all of it (moving it
+ * costs nothing and detaches it here); a copy when the Buffer is a view into a larger or shared
+ * memory (Node's pool of small Buffers must never be transferred).
+ */
+export const transferableBytes = (bytes: Uint8Array): ArrayBuffer => {
+  const { buffer } = bytes;
+  if (buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) {
+    return buffer;
+  }
+  const copy = new ArrayBuffer(bytes.byteLength);
+  new Uint8Array(copy).set(bytes);
+  return copy;
+};

@@ -1,0 +1,302 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ServiceError } from '@esign/contracts';
+import type { Logger } from '@esign/telemetry';
+import type { SignInput, SignResult, Signer } from '../domain/create-signer';
+import { generateDevelopmentMaterial, loadSigningIdentity } from '../domain/load-signing-identity';
+import type { SigningMaterial } from '../domain/load-signing-identity';
+import { transferableBytes } from './sign-job';
+import type {
+  SignJob,
+  SignJobError,
+  SignJobReply,
+  SignWorkerLog,
+  SignWorkerReady,
+  SignWorkerSetup,
+} from './sign-job';
+
+/** How the pool of signing workers is sized and bounded. */
+export interface SignPoolOptions {
+  /** Worker threads, each signing one document at a time. */
+  readonly size: number;
+  /** Longest a job may run on its worker (ms) before the worker is ended and replaced. */
+  readonly jobBudgetMs: number;
+  /** V8 heap limit of each worker (its old generation), in MB. */
+  readonly workerHeapMb: number;
+  /** PEM key and certificate; without them one development certificate is made up for every worker. */
+  readonly signing?: SigningMaterial;
+  readonly logger: Logger;
+}
+
+/**
+ * A `Signer` whose work runs on worker threads; the caller's thread only moves bytes. `sign` moves
+ * `input.bytes` to a worker: the caller's Buffer is empty (detached) afterwards when it owned its
+ * whole ArrayBuffer.
+ */
+export interface SignPool extends Signer {
+  /** Workers ready to sign now (0 while all are being replaced). */
+  readyWorkers(): number;
+  /** End every worker. Call once no request is in flight (after the bus has drained). */
+  close(): Promise<void>;
+}
+
+interface PendingJob {
+  readonly job: SignJob;
+  readonly transfer: ArrayBuffer;
+  readonly resolve: (result: SignResult) => void;
+  readonly reject: (err: unknown) => void;
+  timer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  readonly id: number;
+  ready: boolean;
+  /** When it last became idle (a counter), to pick the worker idle longest. */
+  idleSince: number;
+  job?: PendingJob;
+  error?: Error;
+}
+
+const WORKER_URL = new URL('./sign-worker.ts', import.meta.url);
+
+/**
+ * The worker's code. Compiled JavaScript is started as it is. Source files run through tsx, as
+ * `node --import tsx` runs the service; on Node 20 a worker does not take `--import` from execArgv,
+ * so a two-line bootstrap registers tsx's loader in the worker before importing the entry. Nothing
+ * else from this process's command line reaches the workers (not the telemetry preload).
+ */
+const workerSource = (): { source: string | URL; eval: boolean } => {
+  if (!WORKER_URL.pathname.endsWith('.ts')) return { source: WORKER_URL, eval: false };
+  const require = createRequire(import.meta.url);
+  const manifestPath = require.resolve('tsx/package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    exports: Record<string, { import?: { default?: string } } | string>;
+  };
+  const entry = manifest.exports['./esm/api'];
+  const api = typeof entry === 'object' ? entry.import?.default : undefined;
+  if (!api) throw new Error('tsx: no ESM entry for tsx/esm/api');
+  const apiUrl = pathToFileURL(join(dirname(manifestPath), api)).href;
+  return {
+    source:
+      `import(${JSON.stringify(apiUrl)})` +
+      `.then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`,
+    eval: true,
+  };
+};
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10}`;
+
+const errorFrom = (error: SignJobError): Error => {
+  if (error.code) return new ServiceError(error.code, error.message, error.field);
+  const err = new Error(error.message);
+  err.name = error.name;
+  if (error.stack) err.stack = error.stack;
+  return err;
+};
+
+const isOutOfMemory = (err: Error | undefined) =>
+  err !== undefined && 'code' in err && err.code === 'ERR_WORKER_OUT_OF_MEMORY';
+
+/**
+ * Start `size` signing workers (node:worker_threads) once, at service start-up: each loads the
+ * fonts, key and certificate once and signs one document at a time, so that no document, however
+ * expensive, holds the thread that serves NATS and storage, or another signing. Jobs wait in arrival
+ * order for a free worker. A job still running `jobBudgetMs` after it reached its worker ends its
+ * worker (`terminate` stops JavaScript wherever it is) and answers `invalid_argument` on `file`
+ * ("too complex to sign within N s"); a worker that runs out of its heap (`workerHeapMb`) answers
+ * `invalid_argument` on `file` too; any other death of a worker answers `internal`. Every ended
+ * worker is replaced at once. Bytes cross between threads as transferred ArrayBuffers, not copies.
+ */
+export const startSignPool = async (options: SignPoolOptions): Promise<SignPool> => {
+  const { size, jobBudgetMs, workerHeapMb, logger } = options;
+  // One identity for every worker: a development certificate is made up here, once.
+  const development = options.signing === undefined;
+  const signing = options.signing ?? generateDevelopmentMaterial();
+  const identity = loadSigningIdentity(signing, (message) => logger.warn(message), development);
+  if (development) {
+    logger.warn(
+      'No SIGNING_KEY_PEM/SIGNING_CERT_PEM (or *_FILE) configured: signing with a self-signed development ' +
+        'certificate generated at start-up. Configure a real key and certificate in production.',
+    );
+  }
+  const setup: SignWorkerSetup = { signing, development };
+  const { source, eval: evalSource } = workerSource();
+
+  const slots = new Set<Slot>();
+  const warned = new Set<string>();
+  const queue: PendingJob[] = [];
+  let nextJobId = 1;
+  let nextWorkerId = 1;
+  let closing = false;
+
+  let tick = 0;
+  const settle = (slot: Slot): PendingJob | undefined => {
+    const pending = slot.job;
+    slot.job = undefined;
+    slot.idleSince = ++tick;
+    if (pending?.timer) clearTimeout(pending.timer);
+    return pending;
+  };
+
+  /**
+   * Hand queued jobs to idle workers, the one idle longest first: work (and V8's compilation of the
+   * signing code in each worker) spreads over all workers even when requests come one at a time.
+   */
+  const dispatch = () => {
+    if (queue.length === 0) return;
+    const idle = [...slots].filter((s) => s.ready && !s.job).sort((a, b) => a.idleSince - b.idleSince);
+    for (const slot of idle) {
+      const pending = queue.shift();
+      if (!pending) return;
+      slot.job = pending;
+      pending.timer = setTimeout(() => overBudget(slot), jobBudgetMs);
+      slot.worker.postMessage(pending.job, [pending.transfer]);
+    }
+  };
+
+  const overBudget = (slot: Slot) => {
+    const pending = settle(slot);
+    slots.delete(slot);
+    void slot.worker.terminate();
+    logger.warn('signing job over its budget: worker ended and replaced', {
+      worker: slot.id,
+      budgetMs: jobBudgetMs,
+    });
+    pending?.reject(
+      new ServiceError(
+        'invalid_argument',
+        `file: the document is too complex to sign within ${seconds(jobBudgetMs)} s`,
+        'file',
+      ),
+    );
+    replace();
+  };
+
+  const onExit = (slot: Slot, code: number) => {
+    // A worker ended over its budget has been taken out (and replaced) already.
+    if (!slots.delete(slot)) return;
+    const pending = settle(slot);
+    if (closing) {
+      pending?.reject(new ServiceError('unavailable', 'the signer is shutting down'));
+      return;
+    }
+    const outOfMemory = isOutOfMemory(slot.error);
+    logger.error('signing worker stopped; replacing it', {
+      worker: slot.id,
+      exitCode: code,
+      outOfMemory,
+      err: slot.error,
+    });
+    pending?.reject(
+      outOfMemory
+        ? new ServiceError(
+            'invalid_argument',
+            `file: the document needs more memory to sign than a signer allows (${workerHeapMb} MB)`,
+            'file',
+          )
+        : new Error(`signing worker stopped (exit code ${code})`, { cause: slot.error }),
+    );
+    replace();
+  };
+
+  const spawn = (): Promise<Slot> =>
+    new Promise<Slot>((resolve, reject) => {
+      const worker = new Worker(source, {
+        eval: evalSource,
+        workerData: setup,
+        execArgv: [],
+        resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
+      });
+      const slot: Slot = { worker, id: nextWorkerId++, ready: false, idleSince: 0 };
+      slots.add(slot);
+      worker.on('message', (message: SignJobReply | SignWorkerReady | SignWorkerLog) => {
+        if ('log' in message) {
+          const { level, message: text, fields } = message.log;
+          // Every worker checks qpdf at start-up: one warning of it is enough.
+          if (level === 'warn' && warned.has(text)) return;
+          if (level === 'warn') warned.add(text);
+          logger[level](text, fields);
+          return;
+        }
+        if ('ready' in message) {
+          slot.ready = true;
+          resolve(slot);
+          dispatch();
+          return;
+        }
+        if (slot.job?.job.id !== message.id) return;
+        const pending = settle(slot);
+        if (message.ok) {
+          const { bytes, ...rest } = message.result;
+          pending?.resolve({ ...rest, bytes: Buffer.from(bytes) });
+        } else {
+          pending?.reject(errorFrom(message.error));
+        }
+        dispatch();
+      });
+      worker.on('error', (err) => {
+        slot.error = err;
+      });
+      worker.on('exit', (code) => {
+        if (!slot.ready) {
+          slots.delete(slot);
+          reject(slot.error ?? new Error(`signing worker exited during start-up (code ${code})`));
+          return;
+        }
+        onExit(slot, code);
+      });
+    });
+
+  /** Start a worker in place of one that ended; retried every second while start-up fails. */
+  const replace = () => {
+    if (closing) return;
+    spawn().catch((err: unknown) => {
+      logger.error('could not start a signing worker; retrying in 1 s', { err });
+      if ([...slots].every((s) => !s.ready)) {
+        for (const pending of queue.splice(0)) {
+          pending.reject(new ServiceError('unavailable', 'no signing worker is running'));
+        }
+      }
+      if (!closing) setTimeout(replace, 1000).unref();
+    });
+  };
+
+  try {
+    await Promise.all(Array.from({ length: size }, spawn));
+  } catch (err) {
+    closing = true;
+    await Promise.all([...slots].map((s) => s.worker.terminate()));
+    throw err;
+  }
+
+  return {
+    certificateFingerprint: identity.fingerprint256,
+    developmentCertificate: identity.development,
+    sign(input: SignInput): Promise<SignResult> {
+      if (closing) return Promise.reject(new ServiceError('unavailable', 'the signer is shutting down'));
+      const { bytes, ...rest } = input;
+      const transfer = transferableBytes(bytes);
+      return new Promise<SignResult>((resolve, reject) => {
+        queue.push({
+          job: { id: nextJobId++, input: { ...rest, bytes: transfer } },
+          transfer,
+          resolve,
+          reject,
+        });
+        dispatch();
+      });
+    },
+    readyWorkers: () => [...slots].filter((s) => s.ready).length,
+    async close() {
+      closing = true;
+      for (const pending of queue.splice(0)) {
+        pending.reject(new ServiceError('unavailable', 'the signer is shutting down'));
+      }
+      await Promise.all([...slots].map((s) => s.worker.terminate()));
+    },
+  };
+};

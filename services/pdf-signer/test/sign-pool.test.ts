@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePdf, pdfSig } from '@esign/testing';
+import { startTestSigner } from './start-test-signer';
+import type { TestSigner } from './start-test-signer';
+
+/**
+ * A valid PDF of `pages` empty pages that share one content stream: cheap to make and to send
+ * (~120 bytes a page), expensive to sign (every page is parsed, kept in memory and written again).
+ */
+const manyPagesPdf = (pages: number): Buffer => {
+  const parts: string[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  const add = (text: string) => {
+    parts.push(text);
+    length += text.length;
+  };
+  const obj = (num: number, body: string) => {
+    offsets[num] = length;
+    add(`${num} 0 obj\n${body}\nendobj\n`);
+  };
+  add('%PDF-1.7\n');
+  obj(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  const kids = Array.from({ length: pages }, (_, i) => `${i + 4} 0 R`).join(' ');
+  obj(2, `<< /Type /Pages /Count ${pages} /Kids [${kids}] >>`);
+  obj(3, '<< /Length 0 >>\nstream\n\nendstream');
+  for (let i = 0; i < pages; i++) {
+    obj(i + 4, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R >>');
+  }
+  const size = pages + 4;
+  const xref = length;
+  add(`xref\n0 ${size}\n0000000000 65535 f \n`);
+  for (let i = 1; i < size; i++) add(`${String(offsets[i]).padStart(10, '0')} 00000 n \n`);
+  add(`trailer\n<< /Size ${size} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return Buffer.from(parts.join(''), 'latin1');
+};
+
+/** 150,000 pages (~18 MB): several seconds of signing, and hundreds of MB of heap. */
+const HEAVY_PAGES = 150_000;
+
+const timed = async <T>(work: Promise<T>) => {
+  const started = performance.now();
+  const value = await work;
+  return { value, ms: performance.now() - started };
+};
+
+describe('a job past its budget', () => {
+  const BUDGET_MS = 2000;
+  let sut: TestSigner;
+  beforeAll(async () => {
+    sut = await startTestSigner({
+      SIGN_WORKERS: '2',
+      MAX_CONCURRENT_SIGNS: '2',
+      SIGN_JOB_BUDGET_MS: String(BUDGET_MS),
+      // Room for the heavy document, so that the budget, not the heap, is what ends it.
+      SIGN_WORKER_HEAP_MB: '2048',
+    });
+    // Both workers warm.
+    await Promise.all([sut.sign(await makePdf()), sut.sign(await makePdf())]);
+  });
+  afterAll(async () => {
+    await sut?.stop();
+  });
+
+  it('is ended at its budget with invalid_argument on file, while a normal signing sent meanwhile completes promptly', async () => {
+    const heavy = manyPagesPdf(HEAVY_PAGES);
+    const normalPdf = await makePdf();
+    const started = performance.now();
+    const heavyOutcome = timed(sut.signError(heavy));
+    // The heavy job is on its worker by now (upload + fetch of 18 MB: well under this).
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const normal = await timed(sut.sign(normalPdf));
+    const normalDoneAt = performance.now() - started;
+    const { value: err, ms: heavyMs } = await heavyOutcome;
+
+    expect(err).toMatchObject({ code: 'invalid_argument', field: 'file' });
+    expect(err.message).toBe('file: the document is too complex to sign within 2 s');
+    // Answered at the budget (plus the 18 MB upload and fetch), not after the several seconds of work.
+    expect(heavyMs).toBeGreaterThanOrEqual(BUDGET_MS);
+    expect(heavyMs).toBeLessThan(BUDGET_MS + 3000);
+    // The normal signing did not wait for the heavy one.
+    expect(normal.ms).toBeLessThan(1500);
+    expect(normalDoneAt).toBeLessThan(heavyMs);
+    expect((await pdfSig(normal.value.signed)).stdout).toContain('Signature is Valid.');
+  });
+
+  it('replaces the ended worker: two signings at once both succeed afterwards', async () => {
+    const results = await Promise.all([sut.sign(await makePdf()), sut.sign(await makePdf({ pages: 2 }))]);
+    expect(results.map((r) => r.reply.pageCount)).toEqual([2, 3]);
+    const ready = await fetch(`http://127.0.0.1:${sut.service.healthPort}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+});
+
+describe('a worker that runs out of memory', () => {
+  let sut: TestSigner;
+  beforeAll(async () => {
+    sut = await startTestSigner({
+      SIGN_WORKERS: '1',
+      SIGN_JOB_BUDGET_MS: '60000',
+      // Enough for the fonts and an ordinary document, not for 150,000 pages.
+      SIGN_WORKER_HEAP_MB: '160',
+    });
+  });
+  afterAll(async () => {
+    await sut?.stop();
+  });
+
+  it('answers invalid_argument on file naming the limit, and the replaced worker signs the next document', async () => {
+    const err = await sut.signError(manyPagesPdf(HEAVY_PAGES));
+    expect(err).toMatchObject({ code: 'invalid_argument', field: 'file' });
+    expect(err.message).toBe('file: the document needs more memory to sign than a signer allows (160 MB)');
+    const { signed, reply } = await sut.sign(await makePdf());
+    expect(reply.pageCount).toBe(2);
+    expect((await pdfSig(signed)).stdout).toContain('Signature is Valid.');
+    // V8 collects garbage harder and harder before giving up: reaching the limit takes seconds.
+  }, 60_000);
+});
