@@ -4,6 +4,7 @@ import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
 import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
 import type { TDocumentStoreConfig } from './config';
 import { createDocumentRepository } from './db/document-repository';
+import { CONCURRENT_INDEXES } from './db/concurrent-indexes';
 import { schema } from './db/schema';
 import { findByIdempotencyKeyHandler } from './handlers/find-by-idempotency-key';
 import { getHandler } from './handlers/get';
@@ -41,7 +42,12 @@ export const startDocumentStore = async (
   let bus: Bus | undefined;
   let relay: OutboxRelay | undefined;
   try {
-    await migrateSchema({ pool: database.pool, schema: 'documents', migrationsFolder: MIGRATIONS_FOLDER });
+    await migrateSchema({
+      pool: database.pool,
+      schema: 'documents',
+      migrationsFolder: MIGRATIONS_FOLDER,
+      concurrentIndexes: CONCURRENT_INDEXES,
+    });
     bus = await connectBus({ ...busOptionsFrom(config), name: 'document-store', logger });
     const connected = bus;
     await connected.ensureEventStream();
