@@ -106,8 +106,8 @@ export const DocumentList = defineRequest(
     total: z.number().int(),
     /**
      * False when `total` (and so `pages`) is the database planner's estimate: only when a `search` or a
-     * date range is given and more than 1,000 documents match (they are counted exactly up to 1,000).
-     * An unfiltered total is always exact.
+     * date range is given and more than 200 documents match (they are counted exactly up to 200). An
+     * unfiltered total is always exact.
      */
     totalExact: z.boolean(),
     page: z.number().int(),

@@ -44,7 +44,7 @@ export interface TDocumentListRow {
  * one more than this); beyond it the total is the planner's estimate and the reply says so. Every
  * account with at most this many documents always gets exact totals.
  */
-export const EXACT_COUNT_LIMIT = 1000;
+export const EXACT_COUNT_LIMIT = 200;
 
 /** `%`, `_` and the escape character itself are matched literally by LIKE after this. */
 export const escapeLikePattern = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -114,8 +114,8 @@ export const listDocumentsPage = async (
  * The number of documents the query matches, ignoring paging. Without a search or a date range it is
  * the account's count (the sum of its counter slots, kept by a trigger in the insert's transaction):
  * exact and O(1). With a filter, the matches are counted exactly up to `EXACT_COUNT_LIMIT`; past it
- * the total is the planner's estimate of the filtered count (at least `EXACT_COUNT_LIMIT + 1`) and
- * `exact` is false.
+ * the total is the planner's estimate of the filtered count (at least `EXACT_COUNT_LIMIT + 1`, at most
+ * the account's count) and `exact` is false.
  */
 export const countDocuments = async (
   pool: pg.Pool,
@@ -135,10 +135,15 @@ export const countDocuments = async (
   );
   const bounded = rows[0]?.total ?? 0;
   if (bounded <= EXACT_COUNT_LIMIT) return { total: bounded, exact: true };
-  const plan = await pool.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
-    `explain (format json) select 1 from documents.documents where ${where}`,
-    values,
-  );
-  const estimate = Math.round(plan.rows[0]?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0);
+  // The planner's estimate of the filtered count, capped by the account's exact count.
+  const [plan, account] = await Promise.all([
+    pool.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+      `explain (format json) select 1 from documents.documents where ${where}`,
+      values,
+    ),
+    countDocuments(pool, { ...query, search: undefined, signedFrom: undefined, signedBefore: undefined }),
+  ]);
+  const planned = Math.round(plan.rows[0]?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0);
+  const estimate = Math.min(planned, account.total);
   return { total: Math.max(estimate, EXACT_COUNT_LIMIT + 1), exact: false };
 };
