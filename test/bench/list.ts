@@ -6,13 +6,14 @@
  * measures every list form through HTTP for both accounts, one request at a time, the two accounts
  * alternating so that both see the same machine load. Prints p50/p99 per form, the 1M/1k ratio of the
  * p99s, and the 1k account's p99 next to its p99 before the fill ("unaffected"). Exits 1 when a gated
- * ratio is above 2.
+ * p99 ratio is above 2 (the p50 ratio is printed beside it).
  *
  * A deep page is measured three ways: `page=50` (the 1k account's last page) through HTTP for both; the
  * middle page by number (page 25 of 50 and page 25,000 of 50,000) through HTTP; and the same middle
  * position through a keyset `cursor`, sent as a `document.list` request over NATS to the same stack
  * because the gateway does not take `cursor` yet. The numbered middle page is reported, not gated: an
- * OFFSET of 500,000 costs index entries in proportion, which is what the cursor is for.
+ * OFFSET of 500,000 costs index entries in proportion, which is what the cursor is for. So is the 1%
+ * search sorted by file name (not one of the issue's forms), whose cost grows with its matches.
  *
  * Options: --iterations (200), --warmup (20), --documents (1000000). Uses NATS_URL / DATABASE_URL.
  */
@@ -85,7 +86,13 @@ const FORMS: readonly Form[] = [
   { name: 'created_at desc', query: 'sortBy=created_at&sortDir=desc' },
   { name: 'date range (one month)', query: 'dateFrom=2025-03-01&dateTo=2025-03-31' },
   { name: 'search 1% (lease)', query: 'search=lease' },
-  { name: 'search 1%, file_name asc', query: 'search=lease&sortBy=file_name&sortDir=asc' },
+  // Not one of the issue's forms: the matches are found through the trigram index and sorted, so the
+  // cost grows with the number of matches (10,000 here); see docs/performance.md.
+  {
+    name: 'search 1%, file_name asc',
+    query: 'search=lease&sortBy=file_name&sortDir=asc',
+    informational: true,
+  },
   { name: 'search 1%, created_at asc', query: 'search=lease&sortBy=created_at&sortDir=asc' },
   { name: `search one file (${ONE_FILE})`, query: `search=${ONE_FILE}` },
   { name: 'page=50 (1k: last page)', query: 'page=50' },
@@ -185,7 +192,7 @@ const main = async () => {
     const middleSmall = SMALL / LIMIT / 2;
     const middleBig = BIG / LIMIT / 2;
     const rows: string[] = [];
-    const header = `${'form'.padEnd(34)} ${'1k p50'.padStart(7)} ${'1k p99'.padStart(7)} ${'1M p50'.padStart(7)} ${'1M p99'.padStart(7)} ${'p99 1M/1k'.padStart(9)} ${'1k p99 alone'.padStart(12)}  1M total`;
+    const header = `${'form'.padEnd(34)} ${'1k p50'.padStart(7)} ${'1k p99'.padStart(7)} ${'1M p50'.padStart(7)} ${'1M p99'.padStart(7)} ${'p99 1M/1k'.padStart(9)} ${'p50 1M/1k'.padStart(9)} ${'1k p99 alone'.padStart(12)}  1M total`;
     const report = (
       name: string,
       s: number[],
@@ -196,7 +203,7 @@ const main = async () => {
       if (!extra.informational && ratio > 2) failed = true;
       const alonePart = extra.aloneP99 === undefined ? '' : extra.aloneP99.toFixed(1);
       rows.push(
-        `${name.padEnd(34)} ${quantile(s, 0.5).toFixed(1).padStart(7)} ${quantile(s, 0.99).toFixed(1).padStart(7)} ${quantile(b, 0.5).toFixed(1).padStart(7)} ${quantile(b, 0.99).toFixed(1).padStart(7)} ${`${ratio.toFixed(2)}${extra.informational ? '*' : ratio > 2 ? '!' : ''}`.padStart(9)} ${alonePart.padStart(12)}  ${extra.total}`,
+        `${name.padEnd(34)} ${quantile(s, 0.5).toFixed(1).padStart(7)} ${quantile(s, 0.99).toFixed(1).padStart(7)} ${quantile(b, 0.5).toFixed(1).padStart(7)} ${quantile(b, 0.99).toFixed(1).padStart(7)} ${`${ratio.toFixed(2)}${extra.informational ? '*' : ratio > 2 ? '!' : ''}`.padStart(9)} ${(quantile(b, 0.5) / quantile(s, 0.5)).toFixed(2).padStart(9)} ${alonePart.padStart(12)}  ${extra.total}`,
       );
     };
     const totalOf = async (query: Partial<TListDocumentsRequest>) => {
