@@ -180,7 +180,8 @@ describe('the chart with default values', () => {
     const secretEnv = (key: string) =>
       (containerOf(deploymentOf(key)).env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
     expect(secretEnv('key')).toEqual(['DATABASE_URL']);
-    expect(secretEnv('documentStore')).toEqual(['DATABASE_URL']);
+    // document-store: the database, and object storage for the sweep of signed PDFs without a record.
+    expect(secretEnv('documentStore')).toEqual(['DATABASE_URL', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']);
     expect(secretEnv('gateway')).toEqual(['S3_ACCESS_KEY', 'S3_SECRET_KEY']);
     expect(secretEnv('template')).toEqual(['S3_ACCESS_KEY', 'S3_SECRET_KEY']);
     // No signing key configured: pdf-signer makes its throwaway certificate.

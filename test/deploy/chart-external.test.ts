@@ -71,7 +71,11 @@ describe('the chart with external infrastructure', () => {
   it('renders no Secret: every credential comes from the existing Secrets it was given', () => {
     expect(manifestsOf(manifests, 'Secret')).toEqual([]);
     expect(secretRefs('prod-esign-key')).toEqual({ DATABASE_URL: 'esign-db/uri' });
-    expect(secretRefs('prod-esign-document-store')).toEqual({ DATABASE_URL: 'esign-db/uri' });
+    expect(secretRefs('prod-esign-document-store')).toEqual({
+      DATABASE_URL: 'esign-db/uri',
+      S3_ACCESS_KEY: 'esign-s3/S3_ACCESS_KEY',
+      S3_SECRET_KEY: 'esign-s3/S3_SECRET_KEY',
+    });
     expect(secretRefs('prod-esign-gateway')).toEqual({
       S3_ACCESS_KEY: 'esign-s3/S3_ACCESS_KEY',
       S3_SECRET_KEY: 'esign-s3/S3_SECRET_KEY',

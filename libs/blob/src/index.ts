@@ -25,6 +25,14 @@ export interface BlobStore {
   remove(key: string): Promise<void>;
   /** Keys under a prefix (for operations and tests; not for hot paths). */
   list(prefix: string): Promise<string[]>;
+  /**
+   * Up to `limit` objects under a prefix, in key order, after `startAfter` when given, with their
+   * last-modified time: one page of a listing that a caller resumes where it stopped.
+   */
+  listObjects(
+    prefix: string,
+    options: { startAfter?: string; limit: number },
+  ): Promise<{ key: string; lastModified: Date }[]>;
   /** True when the bucket answers. */
   ping(): Promise<boolean>;
 }
@@ -96,6 +104,7 @@ const reportingOutages = (store: BlobStore): BlobStore => {
     stat: (key) => guard(() => store.stat(key)),
     remove: (key) => guard(() => store.remove(key)),
     list: (prefix) => guard(() => store.list(prefix)),
+    listObjects: (prefix, options) => guard(() => store.listObjects(prefix, options)),
   };
 };
 
@@ -269,6 +278,17 @@ const createS3Store = (options: BlobOptions): BlobStore => {
         if (name) keys.push(name);
       }
       return keys;
+    },
+    async listObjects(prefix, { startAfter, limit }) {
+      const objects: { key: string; lastModified: Date }[] = [];
+      if (limit <= 0) return objects;
+      // Leaving the loop early ends the listing: no further pages are requested.
+      for await (const item of client.listObjectsV2(bucket, prefix, true, startAfter ?? '')) {
+        const { name, lastModified } = item as { name?: string; lastModified?: Date };
+        if (name && lastModified) objects.push({ key: name, lastModified: new Date(lastModified) });
+        if (objects.length >= limit) break;
+      }
+      return objects;
     },
     async ping() {
       try {

@@ -85,6 +85,15 @@ export const ZListDocumentsRequest = z.object({
   signedBefore: ZIsoTimestamp.optional(),
   sortBy: ZDocumentSort,
   sortDir: z.enum(['asc', 'desc']),
+  /**
+   * Keyset paging: an opaque `nextCursor` from an earlier reply of the same list (same `sortBy` and
+   * `sortDir`; the filters are applied again, so pass the same ones). The reply holds the `limit`
+   * documents that follow the last document of that earlier page in the sort order, however deep, at
+   * the cost of a first page. With a cursor, `page` must be 1 (the reply's `page` is then 1 too, and
+   * means nothing). A cursor that does not decode, or was made for another sort, is `invalid_argument`
+   * with field `cursor`; with `page` other than 1, `invalid_argument` with field `page`.
+   */
+  cursor: z.string().min(1).max(2000).optional(),
 });
 export type TListDocumentsRequest = z.infer<typeof ZListDocumentsRequest>;
 
@@ -93,9 +102,22 @@ export const DocumentList = defineRequest(
   ZListDocumentsRequest,
   z.object({
     documents: z.array(ZDocumentRecord),
+    /** Documents matching the filters; an estimate when `totalExact` is false. */
     total: z.number().int(),
+    /**
+     * False when `total` (and so `pages`) is the database planner's estimate: only when a `search` or a
+     * date range is given and more than 200 documents match (they are counted exactly up to 200). An
+     * unfiltered total is always exact.
+     */
+    totalExact: z.boolean(),
     page: z.number().int(),
+    /** `ceil(total / limit)`: 0 when nothing matches; an estimate when `totalExact` is false. */
     pages: z.number().int(),
+    /**
+     * Pass as `cursor` (with the same filters and sort) for the page after this one; null when this
+     * page is the last. Offered by every reply, page-based or not.
+     */
+    nextCursor: z.string().nullable(),
   }),
 );
 

@@ -49,14 +49,67 @@ export const createDatabase = <S extends Record<string, unknown>>(options: {
   };
 };
 
+/** An index to build with CREATE INDEX CONCURRENTLY once the migrations are applied. */
+export interface TConcurrentIndex {
+  /** The index's name in the service's schema. */
+  readonly name: string;
+  /** `CREATE INDEX CONCURRENTLY IF NOT EXISTS "<name>" ON …` */
+  readonly sql: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * Apply a service's migrations to its own schema. Replicas starting together take turns through an
- * advisory lock, so each migration runs once.
+ * Build indexes that must not block writes to a large table. drizzle's migrator runs all pending
+ * migrations in one transaction, where CREATE INDEX CONCURRENTLY is not allowed, so a migration
+ * declares such an index (the snapshot has it) but leaves its statement to this step, which runs on a
+ * connection outside any transaction. An index a failed concurrent build left behind is invalid
+ * (unused by queries, still maintained): it is dropped concurrently and built again. Replicas take
+ * turns through an advisory lock taken with `pg_try_advisory_lock` and polling, never by waiting in
+ * `pg_advisory_lock`: a session waiting there holds a snapshot that the concurrent build itself waits
+ * for, which would deadlock the two.
+ */
+const buildIndexesConcurrently = async (
+  client: pg.PoolClient,
+  schema: string,
+  indexes: readonly TConcurrentIndex[],
+): Promise<void> => {
+  const lock = `indexes:${schema}`;
+  for (;;) {
+    const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock(hashtext($1)) as ok', [
+      lock,
+    ]);
+    if (rows[0]?.ok) break;
+    await sleep(250);
+  }
+  try {
+    for (const index of indexes) {
+      const { rows } = await client.query<{ valid: boolean }>(
+        `select i.indisvalid as valid from pg_index i
+           join pg_class c on c.oid = i.indexrelid
+           join pg_namespace n on n.oid = c.relnamespace
+         where n.nspname = $1 and c.relname = $2`,
+        [schema, index.name],
+      );
+      if (rows[0]?.valid) continue;
+      if (rows[0]) await client.query(`drop index concurrently if exists "${schema}"."${index.name}"`);
+      await client.query(index.sql);
+    }
+  } finally {
+    await client.query('select pg_advisory_unlock(hashtext($1))', [lock]);
+  }
+};
+
+/**
+ * Apply a service's migrations to its own schema, then build its `concurrentIndexes` (see
+ * `buildIndexesConcurrently`). Replicas starting together take turns through an advisory lock, so each
+ * migration runs once.
  */
 export const migrateSchema = async (options: {
   pool: pg.Pool;
   schema: string;
   migrationsFolder: string;
+  concurrentIndexes?: readonly TConcurrentIndex[];
 }): Promise<void> =>
   // One trace for the whole migration rather than one per statement.
   inNewTrace(`migrate ${options.schema}`, {}, async () => {
@@ -72,6 +125,9 @@ export const migrateSchema = async (options: {
         });
       } finally {
         await client.query('select pg_advisory_unlock(hashtext($1))', [`migrate:${options.schema}`]);
+      }
+      if (options.concurrentIndexes?.length) {
+        await buildIndexesConcurrently(client, options.schema, options.concurrentIndexes);
       }
     } finally {
       client.release();

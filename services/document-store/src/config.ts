@@ -1,18 +1,37 @@
-import { loadConfig, ZBaseEnv, ZDbEnv } from '@esign/config';
+import { loadConfig, ZBaseEnv, ZBlobEnv, ZDbEnv } from '@esign/config';
 import { z } from 'zod';
 
 /** Environment of document-store. */
-export const ZDocumentStoreEnv = ZBaseEnv.extend(ZDbEnv.shape).extend({
-  /** How often the outbox relay looks for unpublished rows besides being woken by each record. */
-  OUTBOX_POLL_MS: z.coerce.number().int().positive().default(1000),
-  /**
-   * How long the relay waits after a record before its pass, so that the records of a burst share one
-   * pass (one select, one batch of publishes, one update) instead of paying for a pass each.
-   */
-  OUTBOX_COALESCE_MS: z.coerce.number().int().min(0).max(1000).default(100),
-  /** Rows the relay claims per transaction. */
-  OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
-});
+export const ZDocumentStoreEnv = ZBaseEnv.extend(ZDbEnv.shape)
+  .extend(ZBlobEnv.shape)
+  .extend({
+    /** How often the outbox relay looks for unpublished rows besides being woken by each record. */
+    OUTBOX_POLL_MS: z.coerce.number().int().positive().default(1000),
+    /**
+     * How long the relay waits after a record before its pass, so that the records of a burst share one
+     * pass (one select, one batch of publishes, one update) instead of paying for a pass each.
+     */
+    OUTBOX_COALESCE_MS: z.coerce.number().int().min(0).max(1000).default(100),
+    /** Rows the relay claims per transaction. */
+    OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+    /**
+     * How often the sweep of signed PDFs without a record runs (`src/sweep/`); 0 turns it off. One
+     * replica sweeps at a time.
+     */
+    SIGNED_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(300_000),
+    /**
+     * Age under which a signed object is never swept, record or not: it must exceed the gateway's
+     * SIGN_TIMEOUT_MS (60 s by default) plus the time a record takes after the signer wrote the object,
+     * by a wide margin, because the sweep cannot tell a record about to commit from one that never will.
+     */
+    SIGNED_SWEEP_GRACE_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .default(15 * 60_000),
+    /** Signed objects one sweep looks at (the next run continues after the last one). */
+    SIGNED_SWEEP_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),
+  });
 export type TDocumentStoreConfig = z.infer<typeof ZDocumentStoreEnv>;
 
 /** Parse document-store's configuration once, failing fast with every problem named. */

@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
+import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
 import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
 import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
 import type { TDocumentStoreConfig } from './config';
 import { createDocumentRepository } from './db/document-repository';
+import { CONCURRENT_INDEXES } from './db/concurrent-indexes';
 import { schema } from './db/schema';
 import { findByIdempotencyKeyHandler } from './handlers/find-by-idempotency-key';
 import { getHandler } from './handlers/get';
@@ -12,6 +14,7 @@ import { recordHandler } from './handlers/record';
 import { createOutboxRepository } from './outbox/outbox-repository';
 import { OUTBOX_EVENTS, publishOutboxBatch } from './outbox/publish-outbox-batch';
 import { startOutboxRelay, type OutboxRelay } from './outbox/start-outbox-relay';
+import { createSignedSweep, startSignedSweep } from './sweep/signed-sweep';
 
 /** A running document-store. */
 export interface DocumentStore {
@@ -40,8 +43,14 @@ export const startDocumentStore = async (
   });
   let bus: Bus | undefined;
   let relay: OutboxRelay | undefined;
+  let stopSweep: (() => Promise<void>) | undefined;
   try {
-    await migrateSchema({ pool: database.pool, schema: 'documents', migrationsFolder: MIGRATIONS_FOLDER });
+    await migrateSchema({
+      pool: database.pool,
+      schema: 'documents',
+      migrationsFolder: MIGRATIONS_FOLDER,
+      concurrentIndexes: CONCURRENT_INDEXES,
+    });
     bus = await connectBus({ ...busOptionsFrom(config), name: 'document-store', logger });
     const connected = bus;
     await connected.ensureEventStream();
@@ -56,6 +65,22 @@ export const startDocumentStore = async (
       coalesceMs: config.OUTBOX_COALESCE_MS,
     });
     relay = outboxRelay;
+    // Signed PDFs that no record holds (the gateway gave up on the signing) are removed after a grace period.
+    const sweep =
+      config.SIGNED_SWEEP_INTERVAL_MS > 0
+        ? startSignedSweep({
+            sweep: createSignedSweep({
+              pool: database.pool,
+              blob: createBlobStore(blobOptionsFrom(config)),
+              logger,
+              graceMs: config.SIGNED_SWEEP_GRACE_MS,
+              batch: config.SIGNED_SWEEP_BATCH,
+            }),
+            intervalMs: config.SIGNED_SWEEP_INTERVAL_MS,
+            logger,
+          })
+        : undefined;
+    stopSweep = sweep ? () => sweep.stop() : undefined;
     await connected.serve(
       [
         recordHandler({ documents, onRecorded: outboxRelay.notify }),
@@ -76,12 +101,14 @@ export const startDocumentStore = async (
         await health.close();
         // Rows written from here on are published by another replica or after the next start.
         await outboxRelay.stop();
+        await sweep?.stop();
         await connected.drain();
         await database.close();
       },
     };
   } catch (err) {
     await relay?.stop();
+    await stopSweep?.();
     await bus?.drain().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;

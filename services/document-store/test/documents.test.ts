@@ -344,11 +344,18 @@ describe('document.list', () => {
       'Epsilon.pdf',
     ]);
     expect(names(second)).toEqual(['Gamma 100% final.pdf', 'ZetaXinvoice.pdf']);
-    expect(past).toEqual({ documents: [], total: 6, page: 3, pages: 2 });
+    expect(past).toEqual({ documents: [], total: 6, totalExact: true, page: 3, pages: 2, nextCursor: null });
   });
 
   it('shows an account only its own documents', async () => {
-    expect(await list({ accountId: randomUUID() })).toEqual({ documents: [], total: 0, page: 1, pages: 0 });
+    expect(await list({ accountId: randomUUID() })).toEqual({
+      documents: [],
+      total: 0,
+      totalExact: true,
+      page: 1,
+      pages: 0,
+      nextCursor: null,
+    });
     const stranger = await list({ accountId: randomUUID(), search: 'Alpha' });
     expect(stranger.total).toBe(0);
   });

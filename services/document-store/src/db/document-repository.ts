@@ -1,28 +1,18 @@
 import type { TStoredAuditEvent } from '@esign/contracts';
-import { and, asc, count, desc, eq, gte, ilike, lt, type SQL } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
+import {
+  countDocuments,
+  listDocumentsPage,
+  type TDocumentListRow,
+  type TDocumentQuery,
+} from './list-documents-query';
 import { insertDocumentRecord, type TNewDocument, type TOutboxEntry } from './insert-document-record';
 import { auditEvents, documents, type TDocumentsSchema } from './schema';
 
 export type DocumentsDatabase = NodePgDatabase<TDocumentsSchema>;
 export type TDocumentRow = typeof documents.$inferSelect;
-
-export type TDocumentSortColumn = 'signed_at' | 'file_name' | 'created_at';
-
-export interface TDocumentQuery {
-  readonly accountId: string;
-  readonly offset: number;
-  readonly limit: number;
-  /** Matched case-insensitively anywhere in the file name; `%` and `_` are literal. */
-  readonly search?: string;
-  /** Inclusive. */
-  readonly signedFrom?: Date;
-  /** Exclusive. */
-  readonly signedBefore?: Date;
-  readonly sortBy: TDocumentSortColumn;
-  readonly sortDir: 'asc' | 'desc';
-}
 
 /** Signed documents and their audit logs. Every read takes the account id. */
 export interface DocumentRepository {
@@ -35,7 +25,10 @@ export interface DocumentRepository {
     auditLog: readonly TStoredAuditEvent[];
     events: readonly TOutboxEntry[];
   }): Promise<boolean>;
-  listDocuments(query: TDocumentQuery): Promise<{ rows: TDocumentRow[]; total: number }>;
+  /** One page of the query's documents (`limit + 1` rows when a next page exists). */
+  listDocuments(query: TDocumentQuery): Promise<TDocumentListRow[]>;
+  /** How many documents the query matches; `exact` false when `total` is an estimate. */
+  countDocuments(query: TDocumentQuery): Promise<{ total: number; exact: boolean }>;
   findDocument(options: {
     accountId: string;
     auditId: string;
@@ -44,17 +37,8 @@ export interface DocumentRepository {
   findByIdempotencyKey(options: { accountId: string; key: string }): Promise<TDocumentRow | undefined>;
 }
 
-/** `%`, `_` and the escape character itself are matched literally by LIKE after this. */
-export const escapeLikePattern = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-const SORT_COLUMNS = {
-  signed_at: documents.signedAt,
-  file_name: documents.fileName,
-  created_at: documents.createdAt,
-} as const;
-
 /**
- * Reads go through drizzle; the write on the sign path is one hand-written prepared statement over the
+ * Reads go through drizzle, except the list (hand-written SQL in `list-documents-query.ts`); the write on the sign path is one hand-written prepared statement over the
  * pool (see `insertDocumentRecord`): building its three inserts in drizzle was the largest CPU cost of a record,
  * and the explicit transaction around them took four more round trips.
  */
@@ -67,26 +51,8 @@ export const createDocumentRepository = ({
 }): DocumentRepository => ({
   recordDocument: (input) => insertDocumentRecord(pool, input),
 
-  async listDocuments(query) {
-    const conditions: SQL[] = [eq(documents.accountId, query.accountId)];
-    if (query.search) conditions.push(ilike(documents.fileName, `%${escapeLikePattern(query.search)}%`));
-    if (query.signedFrom) conditions.push(gte(documents.signedAt, query.signedFrom));
-    if (query.signedBefore) conditions.push(lt(documents.signedAt, query.signedBefore));
-    const where = and(...conditions);
-    const direction = query.sortDir === 'asc' ? asc : desc;
-    const [rows, totals] = await Promise.all([
-      db
-        .select()
-        .from(documents)
-        .where(where)
-        // The id makes the order total, so pages neither repeat nor skip rows that tie on the sort column.
-        .orderBy(direction(SORT_COLUMNS[query.sortBy]), direction(documents.id))
-        .limit(query.limit)
-        .offset(query.offset),
-      db.select({ total: count() }).from(documents).where(where),
-    ]);
-    return { rows, total: totals[0]?.total ?? 0 };
-  },
+  listDocuments: (query) => listDocumentsPage(pool, query),
+  countDocuments: (query) => countDocuments(pool, query),
 
   async findByIdempotencyKey({ accountId, key }) {
     const [document] = await db
@@ -120,3 +86,5 @@ export const createDocumentRepository = ({
     };
   },
 });
+
+export { escapeLikePattern, type TDocumentQuery, type TDocumentSortColumn } from './list-documents-query';

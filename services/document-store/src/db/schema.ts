@@ -1,10 +1,12 @@
 import { sql } from 'drizzle-orm';
 import {
   index,
+  bigint,
   integer,
   jsonb,
   pgSchema,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -50,7 +52,28 @@ export const documents = documentsSchema.table(
     index('documents_account_signed_at_idx').on(t.accountId, t.signedAt, t.id),
     index('documents_account_file_name_idx').on(t.accountId, t.fileName, t.id),
     index('documents_account_created_at_idx').on(t.accountId, t.createdAt, t.id),
+    // Substring search of file names (ILIKE '%…%'), through pg_trgm. Built CONCURRENTLY outside the
+    // migration transaction: see `CONCURRENT_INDEXES` in src/db/concurrent-indexes.ts.
+    index('documents_file_name_trgm_idx')
+      .using('gin', sql`${t.fileName} gin_trgm_ops`)
+      .concurrently(),
   ],
+);
+
+/**
+ * How many documents each account has, kept by a statement-level trigger on `documents` in the same
+ * transaction as the insert (migration 0003). An account's count is spread over slots (the writing
+ * backend's pid modulo `DOCUMENT_COUNT_SLOTS`) so that concurrent inserts of one account do not all
+ * wait on one row; the list sums the slots.
+ */
+export const accountDocumentCounts = documentsSchema.table(
+  'account_document_counts',
+  {
+    accountId: uuid('account_id').notNull(),
+    slot: smallint('slot').notNull(),
+    count: bigint('count', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'account_document_counts_pk', columns: [t.accountId, t.slot] })],
 );
 
 /** A document's audit log, hash-chained entry to entry (see `hashAuditEntry`). Append-only. */
@@ -93,5 +116,5 @@ export const outbox = documentsSchema.table(
   ],
 );
 
-export const schema = { documents, auditEvents, outbox };
+export const schema = { documents, auditEvents, outbox, accountDocumentCounts };
 export type TDocumentsSchema = typeof schema;
