@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { GENERATED_DIR, generateSdkFiles, readOpenApi } from '../scripts/generate.js';
-import { EsignClient, OPERATIONS } from '../src/index.js';
+import { EsignClient, OPERATIONS, SDK_VERSION } from '../src/index.js';
 
 describe('generated types', () => {
   it('are what docs/openapi.json generates now (run `pnpm sdk:generate` after `pnpm api:export`)', async () => {
@@ -30,5 +30,15 @@ describe('generated types', () => {
   it('mark the operations that take an Idempotency-Key: signDocument, and no GET', () => {
     expect(OPERATIONS.signDocument.idempotent).toBe(true);
     expect(Object.values(OPERATIONS).filter((info) => info.method === 'GET' && info.idempotent)).toEqual([]);
+  });
+});
+
+describe('SDK_VERSION', () => {
+  it('is the version in package.json', async () => {
+    const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+
+    expect(SDK_VERSION).toBe(pkg.version);
   });
 });

@@ -211,6 +211,38 @@ describe('retries', () => {
   });
 });
 
+describe('requests', () => {
+  it('build URLs from the document: path parameters encoded, query without unset values, credential only where needed', async () => {
+    const { sut, requests } = await serve((_req, res) => json(res, 200, {}));
+
+    await sut.getDocument('ESG-A/B C');
+    await sut.listDocuments({ page: 2, search: 'a&b', dateFrom: undefined });
+    await sut.getSignReference();
+
+    expect(requests.map((r) => r.url)).toEqual([
+      '/api/v1/documents/ESG-A%2FB%20C',
+      '/api/v1/documents?page=2&search=a%26b',
+      '/api/v1/sign',
+    ]);
+    expect(requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer svc_live_test',
+      'Bearer svc_live_test',
+      undefined,
+    ]);
+    expect(requests.map((r) => r.headers.accept)).toEqual([
+      'application/json',
+      'application/json',
+      'application/json',
+    ]);
+    expect(requests[0]?.headers['user-agent']).toMatch(/^esign-sdk-node\/\d+\.\d+\.\d+$/);
+  });
+
+  it('refuses a client without a key or with a base URL that is not http(s)', () => {
+    expect(() => new EsignClient({ apiKey: '', baseUrl: 'http://localhost:8080' })).toThrow(/apiKey/);
+    expect(() => new EsignClient({ apiKey: 'svc_live_x', baseUrl: 'localhost:8080' })).toThrow(/baseUrl/);
+  });
+});
+
 describe('retryDelayMs and parseRetryAfter', () => {
   it('doubles from the base, jitters within 50-100%, caps at 8 s and never undercuts Retry-After', () => {
     expect(retryDelayMs(0, 500, undefined, () => 0)).toBe(250);
