@@ -142,6 +142,12 @@ export const fileNameOfDisposition = (disposition: string | null): string | unde
   return name?.replace(/\\(.)/g, '$1').trim();
 };
 
+/** The Accept header of an operation: its success media type, and JSON for its errors. */
+const acceptOf = (successType: string | null): string =>
+  successType === null || successType === 'application/json'
+    ? 'application/json'
+    : `${successType}, application/json`;
+
 /** A path or query value as text: strings, numbers and booleans only. */
 const paramText = (name: string, value: unknown): string => {
   if (typeof value === 'string') return value;
@@ -295,10 +301,8 @@ export class EsignClient {
     const idempotencyKey = info.idempotent ? (options.idempotencyKey ?? randomUUID()) : undefined;
     const url = this.urlOf(info.path, input);
     const headers: Record<string, string> = {
-      Accept:
-        info.successType === 'application/json'
-          ? 'application/json'
-          : `${info.successType}, application/json`,
+      // Errors are JSON whatever the success type; an answer without a body still gets JSON errors.
+      Accept: acceptOf(info.successType),
       'User-Agent': `esign-sdk-node/${SDK_VERSION}`,
       ...input.headers,
     };
@@ -412,7 +416,9 @@ export class EsignClient {
   }
 
   /** Reads a documented header of a 2xx answer; an answer without it is not the API's. */
-  private headerReader<K extends OperationId>(res: ApiResponse<K>): (name: SuccessHeaderOf<K>) => string {
+  private headerReader<K extends OperationId>(
+    res: ApiResponse<K>,
+  ): (name: SuccessHeaderOf<K> & string) => string {
     return (name) => {
       const value = res.headers.get(name);
       if (value === null) {

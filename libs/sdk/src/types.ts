@@ -46,13 +46,17 @@ export type JsonBodyOf<K extends OperationId> =
 export type MultipartOf<K extends OperationId> =
   RequestContentOf<K> extends { 'multipart/form-data': infer F } ? F : never;
 
-type SuccessOf<K extends OperationId> = operations[K]['responses'] extends { 200: infer R } ? R : never;
-/** The JSON body of an operation's 200 answer. */
+type Responses<K extends OperationId> = operations[K]['responses'];
+/** The operation's success response (200, 201, 202 or 204, whichever it declares). */
+type SuccessOf<K extends OperationId> = Responses<K>[Extract<keyof Responses<K>, 200 | 201 | 202 | 204>];
+/** The JSON body of an operation's success answer. */
 export type JsonResultOf<K extends OperationId> =
   ContentOf<SuccessOf<K>> extends { 'application/json': infer T } ? T : never;
-/** The header names of an operation's 200 answer, as documented. */
+/** The keys a type names, without its index signature (`[name: string]: unknown`). */
+type NamedKeys<T> = keyof { [P in keyof T as string extends P ? never : P]: T[P] };
+/** The header names of an operation's success answer, as documented (a misspelt one does not compile). */
 export type SuccessHeaderOf<K extends OperationId> = Extract<
-  keyof (SuccessOf<K> extends { headers: infer H } ? H : never),
+  NamedKeys<SuccessOf<K> extends { headers: infer H } ? H : never>,
   string
 >;
 
