@@ -1,0 +1,430 @@
+import { randomUUID } from 'node:crypto';
+import { EsignApiError, EsignConnectionError, errorMessageOf } from './errors.js';
+import { toFilePart, type FileInput } from './files.js';
+import { OPERATIONS, type OperationId } from './generated/operations.js';
+import { abortReason, parseRetryAfter, retryDelayMs, sleep } from './retry.js';
+import type {
+  DocumentDetail,
+  DocumentList,
+  GenerateTemplateRequest,
+  JsonBodyOf,
+  JsonResultOf,
+  ListDocumentsQuery,
+  PathParamsOf,
+  QueryOf,
+  SandboxSignRequest,
+  SandboxSignResult,
+  SignFieldReference,
+  SignFields,
+  SignPosition,
+  SuccessHeaderOf,
+  TemplateList,
+} from './types.js';
+
+/** This SDK's version (sent in `User-Agent`). */
+export const SDK_VERSION = '0.1.0';
+
+/** A Retry-After longer than this is not waited for: the error goes to the caller, who can schedule. */
+export const MAX_RETRY_AFTER_SECONDS = 60;
+
+export interface EsignClientOptions {
+  /** A live API key (`svc_live_…`) or the deployment's public sandbox token (`svc_sandbox_…`). */
+  apiKey: string;
+  /** Where the API is served, e.g. `https://esign.example.com` or `http://localhost:8080`. */
+  baseUrl: string;
+  /** The fetch to use; default the global fetch of Node 18+. */
+  fetch?: typeof fetch;
+  /** Retries after a 429, a 503, or a network failure of a request safe to repeat. Default 2. */
+  maxRetries?: number;
+  /** Time one attempt may take, response body included, in milliseconds. Default 120000. */
+  timeoutMs?: number;
+  /** Backoff before the first retry in milliseconds (doubling, jittered, at most 8 s). Default 500. */
+  retryBaseDelayMs?: number;
+}
+
+/** Per-call options of every method. */
+export interface RequestOptions {
+  /**
+   * `Idempotency-Key` of an operation that takes one (signDocument). Default: a new UUID per call. The
+   * same key is sent on every retry of the call; give your own to retry across processes or restarts.
+   */
+  idempotencyKey?: string;
+  /** Aborts the call, retries and waits included. */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number;
+}
+
+/** What `request()` sends, typed from the operation's declaration in the API document. */
+export interface RequestInput<K extends OperationId> {
+  /** Values of the path's `{placeholders}`. */
+  params?: PathParamsOf<K>;
+  query?: QueryOf<K>;
+  /** A JSON body. */
+  json?: JsonBodyOf<K>;
+  /** A multipart/form-data body. */
+  form?: FormData;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+}
+
+/** A successful answer, its body read in full. */
+export interface ApiResponse<K extends OperationId> {
+  readonly operationId: K;
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Uint8Array;
+  /** The `Idempotency-Key` sent (every attempt sent the same one), for operations that take one. */
+  readonly idempotencyKey: string | undefined;
+}
+
+/** `signDocument`'s input: the form fields of `POST /api/v1/sign` and the file. */
+export type SignDocumentInput = SignFields & {
+  /** The document: a path, a Buffer/Uint8Array/ArrayBuffer, a Blob or a readable stream (read into memory). */
+  file: FileInput;
+  /** The file name sent (default: the path's or stream's base name, else `document.pdf|png|jpg`). */
+  fileName?: string;
+};
+
+/** A signed PDF and what the answer's headers say about it. */
+export interface SignedDocument {
+  /** The signed PDF, exactly as returned. */
+  readonly bytes: Uint8Array;
+  /** The audit ID (`X-Audit-Id`), also embedded in the PDF. */
+  readonly auditId: string;
+  /** When it was signed, ISO 8601 UTC (`X-Signed-At`). */
+  readonly signedAt: string;
+  /** `sha256:` of exactly `bytes` (`X-File-Hash`). */
+  readonly fileHash: string;
+  /** The download name, `<name>-signed.pdf` (`Content-Disposition`). */
+  readonly fileName: string;
+  /** True when an earlier request with the same Idempotency-Key produced this document. */
+  readonly replayed: boolean;
+  /** The Idempotency-Key sent: retry later with it to get this same document instead of a new one. */
+  readonly idempotencyKey: string;
+}
+
+/** A filled template PDF and where to sign it. */
+export interface GeneratedTemplate {
+  readonly bytes: Uint8Array;
+  readonly fileName: string;
+  /** The template filled (`X-Template-Slug`). */
+  readonly slug: string;
+  /** Where each party signs, ready to pass to `signDocument` as `positions`. */
+  readonly positions: SignPosition[];
+  readonly pageCount: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_RETRY_BASE_DELAY_MS = 500;
+
+/** Marks an attempt aborted by its own timeout (not by the caller). */
+class AttemptTimeout extends Error {
+  override readonly name = 'AttemptTimeout';
+}
+
+/** The file name of a Content-Disposition: `filename*` (RFC 5987, UTF-8) first, then `filename`. */
+export const fileNameOfDisposition = (disposition: string | null): string | undefined => {
+  if (!disposition) return undefined;
+  const extended = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
+  if (extended?.[1]) {
+    try {
+      return decodeURIComponent(extended[1].trim());
+    } catch {
+      // A malformed escape: fall back to the plain name.
+    }
+  }
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/i.exec(disposition);
+  const name = plain?.[1] ?? plain?.[2];
+  return name?.replace(/\\(.)/g, '$1').trim();
+};
+
+/** The Accept header of an operation: its success media type, and JSON for its errors. */
+const acceptOf = (successType: string | null): string =>
+  successType === null || successType === 'application/json'
+    ? 'application/json'
+    : `${successType}, application/json`;
+
+/** A path or query value as text: strings, numbers and booleans only. */
+const paramText = (name: string, value: unknown): string => {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new TypeError(`${name} must be a string, a number or a boolean`);
+};
+
+const describe = (err: unknown): string => {
+  if (!(err instanceof Error)) return String(err);
+  // fetch's "fetch failed" hides the reason (ECONNREFUSED, a reset) in its cause.
+  const cause: unknown = err.cause;
+  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
+};
+
+/**
+ * The client of the esign API. One method per operation; each returns the typed result or throws an
+ * {@link EsignApiError} (the server answered with an error) or an {@link EsignConnectionError} (no answer).
+ *
+ * ```ts
+ * const esign = new EsignClient({ apiKey: process.env.ESIGN_API_KEY!, baseUrl: 'http://localhost:8080' });
+ * const signed = await esign.signDocument({ file: 'contract.pdf', signerName: 'Ada', signerEmail: 'ada@example.com',
+ *   mode: 'type', typedName: 'Ada' });
+ * ```
+ */
+export class EsignClient {
+  private readonly apiKey: string;
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly maxRetries: number;
+  private readonly timeoutMs: number;
+  private readonly retryBaseDelayMs: number;
+
+  constructor(options: EsignClientOptions) {
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new TypeError('EsignClient: apiKey is required (a svc_live_ key or the sandbox token)');
+    }
+    if (typeof options.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl)) {
+      throw new TypeError('EsignClient: baseUrl must be an http(s) URL, e.g. http://localhost:8080');
+    }
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== 'function') {
+      throw new TypeError('EsignClient: no fetch available (Node 18+ has one; or pass options.fetch)');
+    }
+    this.apiKey = options.apiKey.trim();
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    // Called as a plain function: some fetch implementations refuse another `this`.
+    this.fetchImpl = (input, init) => fetchImpl(input, init);
+    this.maxRetries = Math.max(0, Math.floor(options.maxRetries ?? DEFAULT_MAX_RETRIES));
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_DELAY_MS;
+  }
+
+  // ---- operations: one thin method each over request() -------------------------------------------
+
+  /**
+   * Signs a document (`POST /api/v1/sign`). An `Idempotency-Key` is generated unless given in
+   * `options` and reused by every retry, so a retried call never signs twice.
+   */
+  async signDocument(input: SignDocumentInput, options: RequestOptions = {}): Promise<SignedDocument> {
+    const { file, fileName, ...fields } = input;
+    const part = await toFilePart(file, fileName);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      // Numbers as their decimal text; positions as the JSON array the server parses.
+      form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+    }
+    form.append('file', part.blob, part.fileName);
+    const res = await this.request('signDocument', { form }, options);
+    const header = this.headerReader(res);
+    return {
+      bytes: res.body,
+      auditId: header('X-Audit-Id'),
+      signedAt: header('X-Signed-At'),
+      fileHash: header('X-File-Hash'),
+      fileName: fileNameOfDisposition(header('Content-Disposition')) ?? `${part.fileName}-signed.pdf`,
+      replayed: res.headers.get('Idempotent-Replayed' satisfies SuccessHeaderOf<'signDocument'>) === 'true',
+      idempotencyKey: res.idempotencyKey ?? '',
+    };
+  }
+
+  /** The field reference of `POST /api/v1/sign` as JSON (`GET /api/v1/sign`; needs no credential). */
+  getSignReference(options: RequestOptions = {}): Promise<SignFieldReference> {
+    return this.requestJson('getSignReference', {}, options);
+  }
+
+  /** Every contract template with the fields it fills (`GET /api/v1/templates`). */
+  listTemplates(options: RequestOptions = {}): Promise<TemplateList> {
+    return this.requestJson('listTemplates', {}, options);
+  }
+
+  /** Fills a template (`POST /api/v1/templates/generate`): the PDF and where each party signs. */
+  async generateTemplate(
+    body: GenerateTemplateRequest,
+    options: RequestOptions = {},
+  ): Promise<GeneratedTemplate> {
+    const res = await this.request('generateTemplate', { json: body }, options);
+    const header = this.headerReader(res);
+    return {
+      bytes: res.body,
+      fileName: fileNameOfDisposition(header('Content-Disposition')) ?? `${body.slug}.pdf`,
+      slug: header('X-Template-Slug'),
+      positions: JSON.parse(header('X-Signature-Positions')) as SignPosition[],
+      pageCount: Number(header('X-Page-Count')),
+    };
+  }
+
+  /** A page of the account's signed documents (`GET /api/v1/documents`). */
+  listDocuments(query: ListDocumentsQuery = {}, options: RequestOptions = {}): Promise<DocumentList> {
+    return this.requestJson('listDocuments', { query }, options);
+  }
+
+  /** One signed document with its audit log (`GET /api/v1/documents/{auditId}`); 404 if unknown. */
+  getDocument(auditId: string, options: RequestOptions = {}): Promise<DocumentDetail> {
+    return this.requestJson('getDocument', { params: { auditId } }, options);
+  }
+
+  /** Deterministic mock signing data (`POST /api/v1/sandbox/sign`); construct the client with the sandbox token. */
+  sandboxSign(body: SandboxSignRequest, options: RequestOptions = {}): Promise<SandboxSignResult> {
+    return this.requestJson('sandboxSign', { json: body }, options);
+  }
+
+  // ---- the core ------------------------------------------------------------------------------------
+
+  /** Calls an operation and parses its JSON answer, typed from the API document. */
+  async requestJson<K extends OperationId>(
+    operationId: K,
+    input: RequestInput<K>,
+    options: RequestOptions = {},
+  ): Promise<JsonResultOf<K>> {
+    const res = await this.request(operationId, input, options);
+    return JSON.parse(new TextDecoder().decode(res.body)) as JsonResultOf<K>;
+  }
+
+  /**
+   * Calls any operation of the API document by its operationId: builds the URL from the path and the
+   * query, adds the credential, an `Accept` for the operation's answer and (for operations that take
+   * one) the `Idempotency-Key`, and retries:
+   * - after a 429 or a 503, waiting at least the server's `Retry-After` (up to 60 s; longer is thrown);
+   * - after a network failure or a timeout, only when repeating is safe: a GET, or an operation with
+   *   an `Idempotency-Key` (the same key on every attempt);
+   * with exponential backoff and jitter between attempts, at most `maxRetries` times.
+   * Resolves with the whole body of a 2xx answer; rejects with EsignApiError or EsignConnectionError.
+   */
+  async request<K extends OperationId>(
+    operationId: K,
+    input: RequestInput<K>,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<K>> {
+    const info = OPERATIONS[operationId];
+    const idempotencyKey = info.idempotent ? (options.idempotencyKey ?? randomUUID()) : undefined;
+    const url = this.urlOf(info.path, input);
+    const headers: Record<string, string> = {
+      // Errors are JSON whatever the success type; an answer without a body still gets JSON errors.
+      Accept: acceptOf(info.successType),
+      'User-Agent': `esign-sdk-node/${SDK_VERSION}`,
+      ...input.headers,
+    };
+    if (info.security !== null) headers.Authorization = `Bearer ${this.apiKey}`;
+    if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
+    let body: string | FormData | undefined;
+    if (input.form !== undefined) {
+      body = input.form;
+    } else if (input.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(input.json);
+    }
+    const init: RequestInit = { method: info.method, headers, body };
+    const maxRetries = options.maxRetries ?? this.maxRetries;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const safeToRepeat = info.method === 'GET' || idempotencyKey !== undefined;
+
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      let bytes: Uint8Array;
+      try {
+        ({ response, bytes } = await this.attempt(url, init, timeoutMs, options.signal));
+      } catch (err) {
+        if (options.signal?.aborted) throw abortReason(options.signal);
+        if (safeToRepeat && attempt < maxRetries) {
+          await sleep(retryDelayMs(attempt, this.retryBaseDelayMs, undefined), options.signal);
+          continue;
+        }
+        const timedOut = err instanceof AttemptTimeout;
+        throw new EsignConnectionError({
+          message: timedOut
+            ? `${operationId}: no answer from ${this.baseUrl} within ${timeoutMs} ms`
+            : `${operationId}: could not reach ${this.baseUrl} (${describe(err)})`,
+          operationId,
+          timedOut,
+          cause: err,
+        });
+      }
+      if (response.ok) {
+        return {
+          operationId,
+          status: response.status,
+          headers: response.headers,
+          body: bytes,
+          idempotencyKey,
+        };
+      }
+      const text = new TextDecoder().decode(bytes);
+      const retryAfter = parseRetryAfter(response.headers.get('Retry-After'));
+      const error = new EsignApiError({
+        status: response.status,
+        message: errorMessageOf(response.status, text),
+        retryAfter,
+        body: text,
+        operationId,
+        headers: response.headers,
+      });
+      const retriable =
+        (response.status === 429 || response.status === 503) &&
+        attempt < maxRetries &&
+        (retryAfter ?? 0) <= MAX_RETRY_AFTER_SECONDS;
+      if (!retriable) throw error;
+      await sleep(retryDelayMs(attempt, this.retryBaseDelayMs, retryAfter), options.signal);
+    }
+  }
+
+  /** One attempt: the answer and its whole body, within `timeoutMs`, abortable by the caller. */
+  private async attempt(
+    url: string,
+    init: RequestInit,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ response: Response; bytes: Uint8Array }> {
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new AttemptTimeout(`no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const onAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const response = await this.fetchImpl(url, { ...init, signal: controller.signal });
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      return { response, bytes };
+    } catch (err) {
+      // fetch rejects with the abort reason, or with an AbortError that hides it.
+      const reason: unknown = controller.signal.reason;
+      throw controller.signal.aborted && reason instanceof AttemptTimeout ? reason : err;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private urlOf<K extends OperationId>(path: string, input: RequestInput<K>): string {
+    const params: Record<string, unknown> = { ...input.params };
+    const filled = path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
+      const value = params[name];
+      if (value === undefined || value === null || value === '') {
+        throw new TypeError(`${path}: the path parameter ${name} is required`);
+      }
+      return encodeURIComponent(paramText(name, value));
+    });
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries({ ...input.query } as Record<string, unknown>)) {
+      if (value !== undefined && value !== null) search.append(name, paramText(name, value));
+    }
+    const query = search.toString();
+    return `${this.baseUrl}${filled}${query ? `?${query}` : ''}`;
+  }
+
+  /** Reads a documented header of a 2xx answer; an answer without it is not the API's. */
+  private headerReader<K extends OperationId>(
+    res: ApiResponse<K>,
+  ): (name: SuccessHeaderOf<K> & string) => string {
+    return (name) => {
+      const value = res.headers.get(name);
+      if (value === null) {
+        throw new Error(`${res.operationId}: the answer has no ${name} header (is baseUrl the esign API?)`);
+      }
+      return value;
+    };
+  }
+}

@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { GENERATED_DIR, generateSdkFiles, readOpenApi } from '../scripts/generate.js';
+import { EsignClient, OPERATIONS, SDK_VERSION } from '../src/index.js';
+
+describe('generated types', () => {
+  it('are what docs/openapi.json generates now (run `pnpm sdk:generate` after `pnpm api:export`)', async () => {
+    const fresh = await generateSdkFiles(await readOpenApi());
+
+    expect(Object.keys(fresh).sort()).toEqual(['api.ts', 'operations.ts']);
+    for (const [name, content] of Object.entries(fresh)) {
+      expect(await readFile(GENERATED_DIR + name, 'utf8'), `src/generated/${name}`).toBe(content);
+    }
+  });
+
+  it('list every operation of the document, and the client has a method for each', async () => {
+    const doc = await readOpenApi();
+    const ids = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).map((op) => (op as { operationId: string }).operationId),
+    );
+
+    expect(Object.keys(OPERATIONS).sort()).toEqual([...ids].sort());
+    const client = new EsignClient({ apiKey: 'svc_live_x', baseUrl: 'http://127.0.0.1:9' });
+    const missing = ids.filter(
+      (id) => typeof (client as unknown as Record<string, unknown>)[id] !== 'function',
+    );
+    expect(missing, 'operations without an EsignClient method').toEqual([]);
+  });
+
+  it('mark the operations that take an Idempotency-Key: signDocument, and no GET', () => {
+    expect(OPERATIONS.signDocument.idempotent).toBe(true);
+    expect(Object.values(OPERATIONS).filter((info) => info.method === 'GET' && info.idempotent)).toEqual([]);
+  });
+});
+
+describe('SDK_VERSION', () => {
+  it('is the version in package.json', async () => {
+    const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+
+    expect(SDK_VERSION).toBe(pkg.version);
+  });
+});
