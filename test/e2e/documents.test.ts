@@ -16,6 +16,8 @@ interface ListBody {
   total: number;
   page: number;
   pages: number;
+  totalExact: boolean;
+  nextCursor: string | null;
 }
 
 let owner: TestAccount;
@@ -52,6 +54,23 @@ beforeAll(async () => {
 });
 
 describe('GET /api/v1/documents', () => {
+  it('pages by cursor: each document once, in the sort, then a null cursor', async () => {
+    const seen: string[] = [];
+    let query = '?limit=1&sortBy=file_name&sortDir=asc';
+    for (let i = 0; i < 10; i++) {
+      const { status, body } = await list(owner, query);
+      expect(status).toBe(200);
+      expect(body.totalExact).toBe(true);
+      seen.push(...body.documents.map((d) => d.fileName));
+      if (!body.nextCursor) break;
+      query = `?limit=1&sortBy=file_name&sortDir=asc&cursor=${encodeURIComponent(body.nextCursor)}`;
+    }
+    expect(seen).toEqual(['alpha-nda.pdf', 'beta-lease.pdf', 'delta_100%.pdf', 'gamma-NDA-final.pdf']);
+    const forged = await list(owner, '?cursor=not-a-cursor');
+    expect(forged.status).toBe(400);
+    expect(forged.body.error).toMatch(/cursor/);
+  });
+
   it("lists the account's documents, newest first by default, 20 a page", async () => {
     const { status, body } = await list(owner, '');
     expect(status).toBe(200);

@@ -75,7 +75,7 @@ export interface paths {
     };
     /**
      * List signed documents
-     * @description The account's signed documents, a page at a time, with a file-name search, a date range and a sort. `total` and `pages` count the whole result.
+     * @description The account's signed documents, a page at a time, with a file-name search, a date range and a sort. `total` and `pages` count the whole result; `totalExact` is false only when a search or date range matches more than 200 documents, and `total` is then the database's estimate. For deep paging follow `nextCursor` (send it back as `cursor`) instead of raising `page`.
      */
     get: operations['listDocuments'];
     put?: never;
@@ -199,6 +199,10 @@ export interface components {
       total: number;
       page: number;
       pages: number;
+      /** @description false only when a search or date range matches more than 200 documents: total (and pages) is then an estimate */
+      totalExact: boolean;
+      /** @description Send as cursor for the documents after this page; null on the last page */
+      nextCursor: string | null;
     };
     Template: {
       /** @example nda */
@@ -719,6 +723,8 @@ export interface operations {
         /** @description signed_at, file_name or created_at */
         sortBy?: 'signed_at' | 'file_name' | 'created_at';
         sortDir?: 'asc' | 'desc';
+        /** @description Keyset paging: the nextCursor of the previous page. Gives the documents after it in the same sort (send the same filters); cheap however deep. Not with page > 1. */
+        cursor?: string;
       };
       header?: never;
       path?: never;

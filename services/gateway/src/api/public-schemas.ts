@@ -74,6 +74,14 @@ export const ZDocumentList = named(
     total: z.number().int().nonnegative(),
     page: z.number().int().positive(),
     pages: z.number().int().nonnegative(),
+    totalExact: z.boolean().meta({
+      description:
+        'false only when a search or date range matches more than 200 documents: total (and pages) is then an estimate',
+    }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Send as cursor for the documents after this page; null on the last page' }),
   }),
 );
 

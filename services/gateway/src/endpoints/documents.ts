@@ -63,6 +63,10 @@ export const ZListDocumentsQuery = z.object({
     .default('signed_at')
     .meta({ description: 'signed_at, file_name or created_at' }),
   sortDir: z.enum(['asc', 'desc'], { error: 'sortDir must be asc or desc' }).default('desc'),
+  cursor: z.string().min(1).max(2000, 'cursor must be at most 2000 characters').optional().meta({
+    description:
+      'Keyset paging: the nextCursor of the previous page. Gives the documents after it in the same sort (send the same filters); cheap however deep. Not with page > 1.',
+  }),
 });
 
 export const listDocumentsOperation = defineOperation({
@@ -72,7 +76,7 @@ export const listDocumentsOperation = defineOperation({
   tag: 'Documents',
   summary: 'List signed documents',
   description:
-    "The account's signed documents, a page at a time, with a file-name search, a date range and a sort. `total` and `pages` count the whole result.",
+    "The account's signed documents, a page at a time, with a file-name search, a date range and a sort. `total` and `pages` count the whole result; `totalExact` is false only when a search or date range matches more than 200 documents, and `total` is then the database's estimate. For deep paging follow `nextCursor` (send it back as `cursor`) instead of raising `page`.",
   auth: 'apiKey',
   request: {
     query: ZListDocumentsQuery,
@@ -98,6 +102,7 @@ export const listDocumentsOperation = defineOperation({
       signedBefore,
       sortBy: q.sortBy,
       sortDir: q.sortDir,
+      cursor: q.cursor,
     });
     return { status: 200, json: result };
   },
