@@ -84,6 +84,7 @@ try {
     gatewayPort,
     env: {
       LOG_LEVEL: env.LOG_LEVEL ?? 'info',
+      ...(env.SANDBOX_TOKEN ? { SANDBOX_TOKEN: env.SANDBOX_TOKEN } : {}),
       PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`,
       ...(env.OTEL_EXPORTER_OTLP_ENDPOINT
         ? { OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT }
@@ -101,6 +102,8 @@ try {
   log(`
   E-signature service is up: http://localhost:${gatewayPort}
     field reference:  http://localhost:${gatewayPort}/api/v1/sign
+    API reference:    http://localhost:${gatewayPort}/docs  (OpenAPI: /openapi.json, Postman: /postman/)
+    sandbox token:    ${env.SANDBOX_TOKEN ?? 'svc_sandbox_public_demo'}  (POST /api/v1/sandbox/sign)
     get an API key:   pnpm cli keys create --email you@example.com --plan business
     data kept in:     ${dataDir}
     emails kept in:   ${mailDir}

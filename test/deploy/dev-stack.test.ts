@@ -70,6 +70,14 @@ describe('pnpm dev', () => {
   it('runs the stack with embedded Postgres and S3; the CLI makes a key that signs, and revokes it', async () => {
     expect(output).toMatch(/started embedded Postgres/);
     expect(output).toMatch(/started embedded S3/);
+    // The public sandbox token is printed, and it works.
+    const token = /sandbox token:\s+(svc_sandbox_\w+)/.exec(output)?.[1] ?? '';
+    const sandbox = await fetch(`http://127.0.0.1:${port}/api/v1/sandbox/sign`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ document_url: 'https://example.com/dev.pdf' }),
+    });
+    expect(sandbox.status).toBe(200);
     const created = run([
       'services/key/src/cli.ts',
       'keys',
