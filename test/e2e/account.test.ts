@@ -1,4 +1,9 @@
-import { AccountPlanSet } from '@esign/contracts';
+import {
+  AccountPasswordSet,
+  AccountPlanSet,
+  DocumentQuotaRelease,
+  DocumentQuotaReserve,
+} from '@esign/contracts';
 import { makePdf } from '@esign/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -287,5 +292,40 @@ describe('accounts and keys through the dashboard endpoints', () => {
     const after = await fetch(`${baseUrl}/api/session`, { headers: { Cookie: user.cookie } });
     expect(after.status).toBe(401);
     expect(await errorOf(after)).toMatch(/sign in/i);
+  });
+
+  it("grants exactly the Free quota to 100 parallel reservations (the sign workflow's subject), and the session shows it", async () => {
+    const bus = await operatorBus();
+    const account = await createAccount('free');
+    const password = 'quota test password';
+    await bus.request(AccountPasswordSet, { email: account.email, password });
+    const reservations = await Promise.allSettled(
+      Array.from({ length: 100 }, () => bus.request(DocumentQuotaReserve, { accountId: account.accountId })),
+    );
+    const granted = reservations.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const refused = reservations.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    expect(granted).toHaveLength(3);
+    expect(refused).toHaveLength(97);
+    expect(refused[0]).toMatchObject({ code: 'permission_denied' });
+
+    const signIn = await fetch(
+      `${baseUrl}/api/auth/sign-in`,
+      jsonInit('POST', { email: account.email, password }),
+    );
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const usage = async () =>
+      (
+        (await (await fetch(`${baseUrl}/api/session`, { headers: { Cookie: cookie } })).json()) as {
+          usage: { documentsUsed: number; documentsRemaining: number | null };
+        }
+      ).usage;
+    expect(await usage()).toMatchObject({ documentsUsed: 3, documentsRemaining: 0 });
+    const first = granted[0];
+    if (!first) throw new Error('no reservation');
+    await bus.request(DocumentQuotaRelease, {
+      accountId: account.accountId,
+      reservationId: first.reservationId,
+    });
+    expect(await usage()).toMatchObject({ documentsUsed: 2, documentsRemaining: 1 });
   });
 });

@@ -18,6 +18,9 @@ export const HTTP_STATUS: Record<TErrorCode, number> = {
 /** Seconds a client should wait before retrying after a 503. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
+/** Seconds to wait after a 429 of a limit counted behind the gateway. */
+export const BEHIND_RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
+
 /** `{ "error": "…" }` with the status of the code. */
 export const sendError = (res: Response, code: TErrorCode, message: string): void => {
   if (res.headersSent) {
@@ -25,6 +28,11 @@ export const sendError = (res: Response, code: TErrorCode, message: string): voi
     return;
   }
   if (code === 'unavailable') res.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  // A limit counted behind the gateway (the key service's sign-in attempts per email) says when in
+  // its message; the header gets a minute, so clients that honour it do not hammer.
+  if (code === 'rate_limited' && res.get('Retry-After') === undefined) {
+    res.set('Retry-After', String(BEHIND_RATE_LIMIT_RETRY_AFTER_SECONDS));
+  }
   res.status(HTTP_STATUS[code]).json({ error: message });
 };
 
