@@ -199,6 +199,7 @@ export const buildOpenApiDocument = (operations: readonly AnyOperation[], option
       description: [
         'Sign documents over HTTP and prove it later. Every /api/v1 endpoint takes `Authorization: Bearer <API_KEY>` (a `svc_live_` key of a Business account) unless stated.',
         `The sandbox endpoint takes this deployment's public sandbox token instead: \`${options.sandboxToken}\`.`,
+        "The dashboard's endpoints (`/api/auth/*`, `/api/session`, `/api/keys`) take the session cookie set by sign-in instead, never an API key; those that change something also need an `Origin` of this site and the session's `X-CSRF-Token`.",
         'Errors are JSON `{ "error": "…" }` naming the field at fault. Every answer carries `RateLimit-*` headers; 429 and 503 carry `Retry-After`. POSTs that sign take an `Idempotency-Key`: retry them with the same key.',
       ].join('\n\n'),
     },

@@ -28,11 +28,6 @@ export const sendError = (res: Response, code: TErrorCode, message: string): voi
     return;
   }
   if (code === 'unavailable') res.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-  // A limit counted behind the gateway (the key service's sign-in attempts per email) says when in
-  // its message; the header gets a minute, so clients that honour it do not hammer.
-  if (code === 'rate_limited' && res.get('Retry-After') === undefined) {
-    res.set('Retry-After', String(BEHIND_RATE_LIMIT_RETRY_AFTER_SECONDS));
-  }
   res.status(HTTP_STATUS[code]).json({ error: message });
 };
 
@@ -73,6 +68,11 @@ export const errorHandler =
     if (err instanceof ServiceError) {
       // The rest of an oversized body is not read: close the connection after the answer.
       if (err.code === 'too_large') res.set('Connection', 'close');
+      // A limit counted behind the gateway (the key service's sign-in attempts per email) says when in
+      // its message; the header gets a minute, so clients that honour it do not hammer.
+      if (err.code === 'rate_limited' && res.getHeader('Retry-After') === undefined) {
+        res.set('Retry-After', String(BEHIND_RATE_LIMIT_RETRY_AFTER_SECONDS));
+      }
       if (err.code === 'internal') logger.error('internal error behind the gateway', { path: req.path, err });
       return sendError(res, err.code, err.code === 'internal' ? 'Internal error; please retry' : err.message);
     }
