@@ -3,7 +3,10 @@ import { z } from 'zod';
 
 export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
   PORT: ZPort.default(8080),
-  /** Origin clients use to reach this gateway (links in pages and docs). */
+  /**
+   * Origin clients use to reach this gateway (links in pages and docs, and the origin the dashboard's
+   * CSRF check requires; without it the request's own scheme and Host are used).
+   */
   PUBLIC_BASE_URL: z.url().optional(),
   /** How many proxies in front of the gateway to trust for the client IP (X-Forwarded-For). */
   TRUST_PROXY: z.coerce.number().int().min(0).default(0),
