@@ -86,6 +86,8 @@ try {
       LOG_LEVEL: env.LOG_LEVEL ?? 'info',
       ...(env.SANDBOX_TOKEN ? { SANDBOX_TOKEN: env.SANDBOX_TOKEN } : {}),
       PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`,
+      // Plain http on localhost: the dashboard cookie is `esign_session`, without Secure.
+      SESSION_COOKIE_SECURE: env.SESSION_COOKIE_SECURE ?? 'false',
       ...(env.OTEL_EXPORTER_OTLP_ENDPOINT
         ? { OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT }
         : {}),

@@ -5,13 +5,23 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import { auth, baseUrl, createAccount, signForm, type TestAccount } from './harness';
+import {
+  auth,
+  baseUrl,
+  createAccount,
+  dashboardHeaders,
+  jsonInit,
+  signForm,
+  type SignedInUser,
+  type TestAccount,
+} from './harness';
 
 interface MediaType {
   schema?: Record<string, unknown>;
 }
 interface ResponseObject {
   headers?: Record<string, { required?: boolean; schema?: Record<string, unknown> }>;
+  /** Absent for a response without a body (204). */
   content?: Record<string, MediaType>;
 }
 interface OperationObject {
@@ -73,6 +83,14 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
   const key = auth(business.apiKey);
   const idempotencyKey = `conformance-${Date.now()}`;
   let signedAuditId = '';
+  const dashboardEmail = `conformance${Date.now()}@example.com`;
+  const dashboardPassword = 'conformance password';
+  let user: SignedInUser | undefined;
+  let keyId = '';
+  const signedIn = (): SignedInUser => {
+    if (!user) throw new Error('signIn runs first');
+    return user;
+  };
   return {
     signDocument: [
       {
@@ -226,6 +244,133 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
         send: () => fetch(`${baseUrl}/api/v1/sandbox/sign`, json({}, auth(sandboxToken()))),
       },
     ],
+    signUp: [
+      {
+        name: 'a new email',
+        send: () =>
+          fetch(`${baseUrl}/api/auth/sign-up`, json({ email: dashboardEmail, password: dashboardPassword })),
+      },
+      {
+        name: 'a short password (400)',
+        send: async () => {
+          const res = await fetch(
+            `${baseUrl}/api/auth/sign-up`,
+            json({ email: dashboardEmail, password: 'short' }),
+          );
+          expect(res.status).toBe(400);
+          return res;
+        },
+      },
+    ],
+    signIn: [
+      {
+        name: 'the right password',
+        send: async () => {
+          const res = await fetch(
+            `${baseUrl}/api/auth/sign-in`,
+            json({ email: dashboardEmail, password: dashboardPassword }),
+          );
+          const body = (await res.clone().json()) as { csrfToken: string };
+          const setCookie = res.headers.get('set-cookie') ?? '';
+          user = {
+            email: dashboardEmail,
+            password: dashboardPassword,
+            cookie: setCookie.split(';')[0] ?? '',
+            csrfToken: body.csrfToken,
+            setCookie,
+          };
+          return res;
+        },
+      },
+      {
+        name: 'a wrong password (401)',
+        send: () =>
+          fetch(`${baseUrl}/api/auth/sign-in`, json({ email: dashboardEmail, password: 'wrong password' })),
+      },
+      {
+        name: 'from another site (403)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/auth/sign-in`,
+            json({ email: dashboardEmail, password: dashboardPassword }, { Origin: 'https://evil.example' }),
+          ),
+      },
+    ],
+    getSession: [
+      {
+        name: 'signed in',
+        send: () => fetch(`${baseUrl}/api/session`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      { name: 'no cookie (401)', send: () => fetch(`${baseUrl}/api/session`) },
+    ],
+    listApiKeys: [
+      {
+        name: 'the keys',
+        send: () => fetch(`${baseUrl}/api/keys`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      { name: 'an API key (401)', send: () => fetch(`${baseUrl}/api/keys`, { headers: key }) },
+    ],
+    createApiKey: [
+      {
+        name: 'a named key',
+        send: async () => {
+          const res = await fetch(
+            `${baseUrl}/api/keys`,
+            jsonInit('POST', { name: 'conformance' }, dashboardHeaders(signedIn())),
+          );
+          keyId = ((await res.clone().json()) as { id: string }).id;
+          return res;
+        },
+      },
+      {
+        name: 'without the CSRF token (403)',
+        send: () =>
+          fetch(`${baseUrl}/api/keys`, jsonInit('POST', {}, { Cookie: signedIn().cookie, Origin: baseUrl })),
+      },
+      {
+        name: 'a name too long (400)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/keys`,
+            jsonInit('POST', { name: 'n'.repeat(101) }, dashboardHeaders(signedIn())),
+          ),
+      },
+    ],
+    revokeApiKey: [
+      {
+        name: 'the key created above',
+        send: () =>
+          fetch(`${baseUrl}/api/keys?id=${keyId}`, {
+            method: 'DELETE',
+            headers: dashboardHeaders(signedIn()),
+          }),
+      },
+      {
+        name: 'an unknown id (404)',
+        send: () =>
+          fetch(`${baseUrl}/api/keys?id=${crypto.randomUUID()}`, {
+            method: 'DELETE',
+            headers: dashboardHeaders(signedIn()),
+          }),
+      },
+      {
+        name: 'a malformed id (400)',
+        send: () =>
+          fetch(`${baseUrl}/api/keys?id=42`, { method: 'DELETE', headers: dashboardHeaders(signedIn()) }),
+      },
+    ],
+    signOut: [
+      {
+        name: 'signed in',
+        send: () =>
+          fetch(`${baseUrl}/api/auth/sign-out`, { method: 'POST', headers: dashboardHeaders(signedIn()) }),
+      },
+      {
+        name: 'signed out already (401)',
+        send: () =>
+          fetch(`${baseUrl}/api/auth/sign-out`, { method: 'POST', headers: dashboardHeaders(signedIn()) }),
+      },
+    ],
   };
 };
 
@@ -281,6 +426,12 @@ describe('the OpenAPI document', () => {
           if (header.required !== false && !res.headers.has(name)) problems.push(`${where} without ${name}`);
         }
         const type = (res.headers.get('content-type') ?? '').split(';')[0] ?? '';
+        if (!declared.content) {
+          // A response without a body (204).
+          if ((await res.arrayBuffer()).byteLength > 0)
+            problems.push(`${where} with a body it does not declare`);
+          continue;
+        }
         const media = declared.content?.[type];
         if (!media) {
           problems.push(`${where} as ${type}, not one of ${Object.keys(declared.content ?? {}).join(', ')}`);

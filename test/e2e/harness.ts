@@ -84,3 +84,49 @@ export const errorOf = async (res: Response): Promise<string> => {
     throw new Error(`expected { error: string }, got ${JSON.stringify(body)}`);
   return body.error;
 };
+
+/** The dashboard session cookie's name on the e2e stack (plain http: no `__Host-` prefix). */
+export const SESSION_COOKIE = 'esign_session';
+
+export interface SignedInUser {
+  email: string;
+  password: string;
+  /** `esign_session=…`, ready for a Cookie header. */
+  cookie: string;
+  csrfToken: string;
+  /** The whole Set-Cookie of the sign-in answer. */
+  setCookie: string;
+}
+
+/** JSON request init, with the headers given. */
+export const jsonInit = (
+  method: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): RequestInit => ({
+  method,
+  headers: { 'Content-Type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+let u = 0;
+/** A new account signed up and signed in through HTTP (Free plan), with its session cookie. */
+export const signUpAndIn = async (): Promise<SignedInUser> => {
+  const email = `dash${Date.now()}${u++}@example.com`;
+  const password = `pw-${Date.now()}-${u}-long`;
+  const up = await fetch(`${baseUrl}/api/auth/sign-up`, jsonInit('POST', { email, password }));
+  if (up.status !== 202) throw new Error(`sign-up answered ${up.status}: ${await up.text()}`);
+  const res = await fetch(`${baseUrl}/api/auth/sign-in`, jsonInit('POST', { email, password }));
+  if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { csrfToken: string };
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  const cookie = setCookie.split(';')[0] ?? '';
+  return { email, password, cookie, csrfToken: body.csrfToken, setCookie };
+};
+
+/** Headers of a state-changing dashboard request: the cookie, this site's Origin and the CSRF token. */
+export const dashboardHeaders = (user: SignedInUser): Record<string, string> => ({
+  Cookie: user.cookie,
+  Origin: baseUrl,
+  'X-CSRF-Token': user.csrfToken,
+});

@@ -3,7 +3,10 @@ import { z } from 'zod';
 
 export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
   PORT: ZPort.default(8080),
-  /** Origin clients use to reach this gateway (links in pages and docs). */
+  /**
+   * Origin clients use to reach this gateway (links in pages and docs, and the origin the dashboard's
+   * CSRF check requires; without it the request's own scheme and Host are used).
+   */
   PUBLIC_BASE_URL: z.url().optional(),
   /** How many proxies in front of the gateway to trust for the client IP (X-Forwarded-For). */
   TRUST_PROXY: z.coerce.number().int().min(0).default(0),
@@ -27,7 +30,18 @@ export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
   SANDBOX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** How long a verified key stays cached; revocation evicts it at once regardless. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
-  /** Upload limit of POST /api/v1/sign. */
+  /**
+   * Whether the dashboard session cookie is Secure and named `__Host-esign_session` (https). Set to
+   * false only for plain http in local development (`pnpm dev`, the e2e stack): the cookie is then
+   * `esign_session` without Secure.
+   */
+  SESSION_COOKIE_SECURE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  /** Sign-in and sign-up attempts per minute per client IP (the key service also limits per email). */
+  AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** Upload limit of POST /api/v1/sign (a plan's own limit applies below it). */
   SIGN_MAX_FILE_BYTES: z.coerce
     .number()
     .int()

@@ -6,6 +6,7 @@ import { authenticate } from '../http/auth';
 import { clientIp, userAgent } from '../http/client-info';
 import { receiveUpload, type ReceivedUpload } from '../http/receive-upload';
 import { rateLimit } from '../http/rate-limit';
+import { checkOrigin, type GatewaySession } from '../http/session';
 import type { AnyOperation, OperationResult } from './operation';
 
 /** `/api/v1/documents/{auditId}` as Express writes it: `/api/v1/documents/:auditId`. */
@@ -43,6 +44,10 @@ const jsonBody = (limit: string): RequestHandler => {
 const writeResult = (op: AnyOperation, deps: GatewayDeps, res: Response, result: OperationResult): void => {
   res.status(result.status);
   if (result.headers) res.set(result.headers);
+  if ('empty' in result) {
+    res.end();
+    return;
+  }
   if ('json' in result) {
     const schema = op.responses[result.status]?.json;
     if (!schema) throw new Error(`${op.id} answered ${result.status}, which it does not declare`);
@@ -74,12 +79,20 @@ const writeResult = (op: AnyOperation, deps: GatewayDeps, res: Response, result:
  */
 export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps): void => {
   const limit = rateLimit({
-    perMinute:
-      op.auth === 'sandbox' ? deps.config.SANDBOX_RATE_LIMIT_PER_MINUTE : deps.config.RATE_LIMIT_PER_MINUTE,
+    perMinute: op.rateLimit
+      ? op.rateLimit.perMinute(deps.config)
+      : op.auth === 'sandbox'
+        ? deps.config.SANDBOX_RATE_LIMIT_PER_MINUTE
+        : deps.config.RATE_LIMIT_PER_MINUTE,
     counter: deps.rateCounter,
   });
   const authenticated: RequestHandler = (req, res, next) => {
-    authenticate(op.auth, req, res, deps).then(() => next(), next);
+    authenticate(op.auth, req, res, deps)
+      .then(() => {
+        if (op.originCheck === 'ifSent' && req.get('origin') !== undefined) checkOrigin(req, deps);
+        if (op.rateLimit) res.locals.rateKey = `${op.rateLimit.bucket}:ip:${clientIp(req)}`;
+      })
+      .then(() => next(), next);
   };
   const body: RequestHandler[] = op.request.json ? [jsonBody('256kb')] : [];
 
@@ -102,7 +115,7 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
       const { file } = request.multipart;
       upload = await receiveUpload(req, {
         blob: deps.blob,
-        maxFileBytes: file.maxBytes(deps.config),
+        maxFileBytes: file.maxBytes(deps.config, res.locals.principal as TPrincipal | undefined),
         accept: file.accept,
         logger: deps.logger,
         hash: file.hash?.(headers as Record<string, string | undefined>) ?? false,
@@ -130,6 +143,7 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
           rawFields: upload?.fields ?? {},
           file: upload?.file,
           principal: res.locals.principal as TPrincipal | undefined,
+          session: res.locals.session as GatewaySession | undefined,
           client: { ip: clientIp(req), userAgent: userAgent(req) },
           receivedAt,
           accepts: (types) => req.accepts([...types]),

@@ -72,7 +72,8 @@ const ERROR_DESCRIPTIONS: Record<TErrorCode, string> = {
   invalid_argument: 'A field is missing or invalid; the error names it',
   unauthenticated:
     'Credential missing, invalid or revoked (the error says which credential this endpoint takes)',
-  permission_denied: 'The account may not do this (API access is a Business plan feature)',
+  permission_denied:
+    "The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check",
   not_found: 'No such resource for this account',
   conflict: 'Conflicts with an earlier request (an Idempotency-Key used for a different request)',
   too_large: 'The upload exceeds the size limit',
@@ -139,10 +140,10 @@ const responsesOf = (op: AnyOperation) => {
     responses[status] = {
       description: response.description,
       headers: headersOf({ ...(response.headers ?? {}), ...RATE_LIMIT_HEADERS }),
-      content,
+      ...(Object.keys(content).length ? { content } : {}),
     };
   }
-  const codes = [...new Set([...op.errors, ...errorsOfAuth(op.auth)])];
+  const codes = [...new Set([...op.errors, ...errorsOfAuth(op.auth, op.method)])];
   const byStatus = new Map<number, TErrorCode[]>();
   for (const code of codes)
     byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
@@ -159,6 +160,7 @@ const responsesOf = (op: AnyOperation) => {
 const SECURITY = {
   apiKey: [{ apiKey: [] }],
   sandbox: [{ sandboxToken: [] }],
+  session: [{ sessionCookie: [] }],
   none: [],
 } as const;
 
@@ -173,6 +175,7 @@ export const buildOpenApiDocument = (operations: readonly AnyOperation[], option
       summary: op.summary,
       description: op.description,
       security: SECURITY[op.auth],
+      ...(op.dashboard || op.auth === 'session' ? { 'x-dashboard': true } : {}),
       parameters: [
         ...parametersOf(op.request.params, 'path'),
         ...parametersOf(op.request.query, 'query'),
@@ -196,6 +199,7 @@ export const buildOpenApiDocument = (operations: readonly AnyOperation[], option
       description: [
         'Sign documents over HTTP and prove it later. Every /api/v1 endpoint takes `Authorization: Bearer <API_KEY>` (a `svc_live_` key of a Business account) unless stated.',
         `The sandbox endpoint takes this deployment's public sandbox token instead: \`${options.sandboxToken}\`.`,
+        "The dashboard's endpoints (`/api/auth/*`, `/api/session`, `/api/keys`) take the session cookie set by sign-in instead, never an API key; those that change something also need an `Origin` of this site and the session's `X-CSRF-Token`.",
         'Errors are JSON `{ "error": "…" }` naming the field at fault. Every answer carries `RateLimit-*` headers; 429 and 503 carry `Retry-After`. POSTs that sign take an `Idempotency-Key`: retry them with the same key.',
       ].join('\n\n'),
     },
@@ -208,6 +212,13 @@ export const buildOpenApiDocument = (operations: readonly AnyOperation[], option
           type: 'http',
           scheme: 'bearer',
           description: 'A live API key, `svc_live_…`, created in the dashboard (Business plan)',
+        },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: '__Host-esign_session',
+          description:
+            "The dashboard session cookie set by POST /api/auth/sign-in (`esign_session` over plain http in local development). Never accepted on /api/v1. Requests that change something also need an Origin of this site and the session's X-CSRF-Token.",
         },
         sandboxToken: {
           type: 'http',

@@ -3,14 +3,18 @@ import type { TDocumentKind, TErrorCode, TPrincipal } from '@esign/contracts';
 import type { z } from 'zod';
 import type { GatewayDeps } from '../deps';
 import type { ReceivedFile } from '../http/receive-upload';
+import type { GatewaySession } from '../http/session';
 
 /**
  * Who may call an operation:
  * - `apiKey`: `Authorization: Bearer svc_live_…` of an account with API access (Business plan);
  * - `sandbox`: the deployment's public sandbox token (`svc_sandbox_…`);
+ * - `session`: the dashboard session cookie (`__Host-esign_session`, or `esign_session` over plain http
+ *   in local development); never an API key. A request that is not a GET must also pass the CSRF check
+ *   (an `Origin` or `Referer` of this gateway and the session's `X-CSRF-Token`), see `http/session.ts`;
  * - `none`: anyone (rate-limited per client IP).
  */
-export type AuthKind = 'apiKey' | 'sandbox' | 'none';
+export type AuthKind = 'apiKey' | 'sandbox' | 'session' | 'none';
 
 /** A response header an operation sets, described for the OpenAPI document. */
 export interface HeaderDeclaration {
@@ -40,8 +44,11 @@ export interface FileDeclaration {
   readonly description: string;
   /** Kinds accepted, taken from the bytes (never from the name or declared type). */
   readonly accept: readonly TDocumentKind[];
-  /** Largest file accepted (413 above), from configuration. */
-  readonly maxBytes: (config: GatewayDeps['config']) => number;
+  /**
+   * Largest file accepted (413 above), from configuration and, when the caller is known before the
+   * upload (an API key's plan), from who is calling.
+   */
+  readonly maxBytes: (config: GatewayDeps['config'], principal: TPrincipal | undefined) => number;
   /** Hash the file while it streams (for fingerprints); only when the request needs it. */
   readonly hash?: (headers: Readonly<Record<string, string | undefined>>) => boolean;
 }
@@ -79,6 +86,8 @@ export interface OperationInput<Q, P, H, J, M> {
   readonly file: ReceivedFile | undefined;
   /** The authenticated account (operations with `auth: 'apiKey'`). */
   readonly principal: TPrincipal | undefined;
+  /** The signed-in dashboard session (operations with `auth: 'session'`). */
+  readonly session: GatewaySession | undefined;
   readonly client: { readonly ip: string; readonly userAgent: string };
   /** When the request arrived (ISO 8601). */
   readonly receivedAt: string;
@@ -88,6 +97,12 @@ export interface OperationInput<Q, P, H, J, M> {
 
 /** What a handler answers. The mount function writes it; JSON bodies go out through their public schema. */
 export type OperationResult =
+  | {
+      /** No body (204). */
+      readonly status: number;
+      readonly empty: true;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
   | {
       readonly status: number;
       readonly json: unknown;
@@ -127,6 +142,25 @@ export interface Operation<
   readonly summary: string;
   readonly description: string;
   readonly auth: AuthKind;
+  /**
+   * A rate limit of its own, per client IP, instead of the default one of its auth kind (sign-in and
+   * sign-up: a tight one). Operations with the same `bucket` share a count.
+   */
+  readonly rateLimit?: {
+    readonly bucket: string;
+    readonly perMinute: (config: GatewayDeps['config']) => number;
+  };
+  /**
+   * Part of the dashboard's browser API rather than the API for API-key clients (implied by
+   * `auth: 'session'`): marked `x-dashboard` in the OpenAPI document, left out of the Postman collection.
+   */
+  readonly dashboard?: true;
+  /**
+   * `ifSent`: a request with an `Origin` header (any browser's POST) must come from this gateway's
+   * origin (403 otherwise), so another site cannot submit it (login CSRF); clients without a browser
+   * send no Origin. Operations with `auth: 'session'` check more than this (see `AuthKind`).
+   */
+  readonly originCheck?: 'ifSent';
   /** Takes an `Idempotency-Key` header (documented and passed to the SDK). */
   readonly idempotent?: boolean;
   readonly request: RequestDeclaration<Q, P, H, J, M>;
@@ -159,9 +193,14 @@ export const defineOperation = <
 export type AnyOperation = Operation;
 
 /** Error codes every operation of an auth kind can answer, besides its own. */
-export const errorsOfAuth = (auth: AuthKind): TErrorCode[] =>
+export const errorsOfAuth = (auth: AuthKind, method: Operation['method'] = 'get'): TErrorCode[] =>
   auth === 'apiKey'
     ? ['unauthenticated', 'permission_denied', 'rate_limited']
     : auth === 'sandbox'
       ? ['unauthenticated', 'rate_limited']
-      : ['rate_limited'];
+      : auth === 'session'
+        ? // 403: the CSRF check of a state-changing request.
+          method === 'get'
+          ? ['unauthenticated', 'rate_limited']
+          : ['unauthenticated', 'permission_denied', 'rate_limited']
+        : ['rate_limited'];

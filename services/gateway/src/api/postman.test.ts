@@ -23,6 +23,9 @@ const operationsOf = (doc: { paths: Record<string, Record<string, unknown>> }) =
   Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => ({ path, method, op: op as Record<string, unknown> })),
   );
+/** The operations a collection holds: the document's, without the dashboard's browser API. */
+const apiOperationsOf = (doc: { paths: Record<string, Record<string, unknown>> }) =>
+  operationsOf(doc).filter(({ op }) => op['x-dashboard'] !== true);
 const requestsOf = (collection: PostmanCollection): PostmanRequestItem[] =>
   collection.item.flatMap((folder) => folder.item);
 const requestById = (collection: PostmanCollection, id: string): PostmanRequestItem => {
@@ -52,15 +55,35 @@ describe('buildPostmanCollection', () => {
   it('is a Postman Collection v2.1 with a folder per tag, in which every URL starts with {{baseUrl}}', () => {
     expect(sut.info.schema).toBe(POSTMAN_COLLECTION_SCHEMA);
     expect(sut.info.schema).toBe('https://schema.getpostman.com/json/collection/v2.1.0/collection.json');
-    expect(sut.item.map((f) => f.name).sort()).toEqual(openApi.tags.map((t) => t.name).sort());
+    const apiTags = new Set(apiOperationsOf(openApi).map(({ op }) => (op.tags as string[])[0]));
+    expect(sut.item.map((f) => f.name).sort()).toEqual([...apiTags].sort());
     for (const item of requestsOf(sut)) {
       expect(item.request.url.raw, item.id).toMatch(/^\{\{baseUrl\}\}\//);
       expect(item.request.url.host, item.id).toEqual(['{{baseUrl}}']);
     }
   });
 
+  it('leaves out the dashboard operations (session cookie, sign-in and sign-up)', () => {
+    const dashboard = operationsOf(openApi).filter(({ op }) => op['x-dashboard'] === true);
+    expect(dashboard.map(({ op }) => op.operationId)).toEqual(
+      expect.arrayContaining(['signIn', 'signUp', 'listApiKeys', 'createApiKey', 'revokeApiKey']),
+    );
+    const ids = new Set(requestsOf(sut).map((r) => r.id.replace(/\.\d{3}$/, '')));
+    for (const { op } of dashboard)
+      expect(ids.has(op.operationId as string), op.operationId as string).toBe(false);
+    // Cookie-only operations are left out even without the mark.
+    const unmarked = structuredClone(openApi) as {
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    for (const item of Object.values(unmarked.paths))
+      for (const op of Object.values(item)) delete op['x-dashboard'];
+    const collection = buildPostmanCollection(unmarked);
+    expect(requestsOf(collection).map((r) => r.id)).not.toContain('listApiKeys');
+    expect(requestsOf(collection).map((r) => r.id)).toContain('signIn');
+  });
+
   it('has every operation of the document, in the folder of its tag, with its method and path', () => {
-    const operations = operationsOf(openApi);
+    const operations = apiOperationsOf(openApi);
     expect(operations.length).toBeGreaterThanOrEqual(7);
     for (const { path, method, op } of operations) {
       const id = op.operationId as string;

@@ -61,6 +61,8 @@ const ZOperation = z.object({
   summary: z.string().optional(),
   description: z.string().optional(),
   security: ZSecurity.optional(),
+  /** The dashboard's browser API (session cookie, sign-in): not part of the collection. */
+  'x-dashboard': z.boolean().optional(),
   parameters: z.array(ZParameter).default([]),
   requestBody: z.object({ content: z.record(z.string(), ZMediaType) }).optional(),
   responses: z.record(z.string(), ZResponse),
@@ -73,7 +75,10 @@ const ZOpenApi = z.object({
   components: z
     .object({
       securitySchemes: z
-        .record(z.string(), z.object({ type: z.string(), scheme: z.string().optional() }))
+        .record(
+          z.string(),
+          z.object({ type: z.string(), scheme: z.string().optional(), in: z.string().optional() }),
+        )
         .default({}),
       schemas: z.record(z.string(), ZJsonSchema).default({}),
     })
@@ -564,7 +569,13 @@ export const buildPostmanCollection = (
   const doc = ZOpenApi.parse(openApiDocument);
   const resolve = resolverOf(doc);
   const headerShape = fieldShapesOf(doc, resolve);
-  const reads = readOperations(doc);
+  // The dashboard's browser API is left out (operations marked `x-dashboard`, and any that take only a
+  // cookie): a collection runs with an API key, and a cookie session with its CSRF token, or signing
+  // up accounts on someone's deployment, is the dashboard's business.
+  const reads = readOperations(doc).filter((read) => {
+    const scheme = read.scheme ? doc.components.securitySchemes[read.scheme] : undefined;
+    return read.op['x-dashboard'] !== true && !(scheme?.type === 'apiKey' && scheme.in === 'cookie');
+  });
   for (const read of reads) {
     const scheme = read.scheme ? doc.components.securitySchemes[read.scheme] : undefined;
     if (read.scheme && (scheme?.type !== 'http' || scheme.scheme !== 'bearer')) {

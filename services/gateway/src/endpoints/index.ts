@@ -1,8 +1,10 @@
 import type { AnyOperation } from '../api/operation';
+import { getSessionOperation, signInOperation, signOutOperation, signUpOperation } from './account';
 import { getDocumentOperation, listDocumentsOperation } from './documents';
 import { sandboxSignOperation } from './sandbox';
 import { signDocumentOperation, signReferenceOperation } from './sign';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
+import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
 
 /**
  * Every public HTTP operation, in the order the documents list them. The router, the OpenAPI
@@ -16,4 +18,11 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listDocumentsOperation,
   getDocumentOperation,
   sandboxSignOperation,
+  signUpOperation,
+  signInOperation,
+  signOutOperation,
+  getSessionOperation,
+  listApiKeysOperation,
+  createApiKeyOperation,
+  revokeApiKeyOperation,
 ];

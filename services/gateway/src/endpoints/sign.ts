@@ -1,4 +1,4 @@
-import { ServiceError, type TPosition, type TSignature } from '@esign/contracts';
+import { PLAN_LIMITS, ServiceError, type TPosition, type TSignature } from '@esign/contracts';
 import { SIGNED_PDF_HEADERS } from '../api/common-headers';
 import { defineOperation } from '../api/operation';
 import { ZIdempotencyHeaders, ZSignFieldReference } from '../api/public-schemas';
@@ -68,7 +68,12 @@ export const signDocumentOperation = defineOperation({
         name: 'file',
         description: 'PDF, PNG or JPG',
         accept: ['pdf', 'png', 'jpeg'],
-        maxBytes: (config) => config.SIGN_MAX_FILE_BYTES,
+        // The key's plan is known before the upload: a Free account's 10 MiB is refused while streaming.
+        maxBytes: (config, principal) =>
+          Math.min(
+            config.SIGN_MAX_FILE_BYTES,
+            principal ? PLAN_LIMITS[principal.plan].maxFileBytes : config.SIGN_MAX_FILE_BYTES,
+          ),
         // A retry is recognised by its fingerprint, of which the file's SHA-256 is part.
         hash: (headers) => headers['Idempotency-Key'] !== undefined,
       },

@@ -10,6 +10,7 @@ import {
 import type { GatewayDeps } from '../deps';
 import type { AuthKind } from '../api/operation';
 import { clientIp } from './client-info';
+import { checkCsrf, sessionOf } from './session';
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
@@ -101,7 +102,9 @@ const checkSandboxToken = (req: Request, res: Response, deps: GatewayDeps): void
 
 /**
  * Authenticate a request as its operation asks. Sets what the rate limit counts by: the API key, or
- * the client IP for the sandbox and for public operations.
+ * the client IP for the sandbox, the dashboard session and public operations. An `apiKey` operation
+ * reads only the Authorization header (a session cookie is ignored entirely); a `session` operation
+ * reads only the cookie (an API key is ignored, and its 401 says to sign in).
  */
 export const authenticate = async (
   kind: AuthKind,
@@ -114,6 +117,11 @@ export const authenticate = async (
     res.locals.principal = principal;
     res.locals.rateKey = `key:${principal.keyId}`;
     return principal;
+  }
+  if (kind === 'session') {
+    const session = await sessionOf(req, deps);
+    if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, deps, session);
+    res.locals.session = session;
   }
   if (kind === 'sandbox') checkSandboxToken(req, res, deps);
   res.locals.rateKey = `ip:${clientIp(req)}`;

@@ -18,6 +18,9 @@ export const HTTP_STATUS: Record<TErrorCode, number> = {
 /** Seconds a client should wait before retrying after a 503. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
+/** Seconds to wait after a 429 of a limit counted behind the gateway. */
+export const BEHIND_RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
+
 /** `{ "error": "…" }` with the status of the code. */
 export const sendError = (res: Response, code: TErrorCode, message: string): void => {
   if (res.headersSent) {
@@ -65,6 +68,11 @@ export const errorHandler =
     if (err instanceof ServiceError) {
       // The rest of an oversized body is not read: close the connection after the answer.
       if (err.code === 'too_large') res.set('Connection', 'close');
+      // A limit counted behind the gateway (the key service's sign-in attempts per email) says when in
+      // its message; the header gets a minute, so clients that honour it do not hammer.
+      if (err.code === 'rate_limited' && res.getHeader('Retry-After') === undefined) {
+        res.set('Retry-After', String(BEHIND_RATE_LIMIT_RETRY_AFTER_SECONDS));
+      }
       if (err.code === 'internal') logger.error('internal error behind the gateway', { path: req.path, err });
       return sendError(res, err.code, err.code === 'internal' ? 'Internal error; please retry' : err.message);
     }

@@ -10,6 +10,9 @@ export interface FakeSigningWorld {
   readonly records: TRecordDocumentRequest[];
   /** Object keys removed, in order. */
   readonly removed: string[];
+  /** Reservations granted, and the ones given back, by reservation id. */
+  readonly reserved: string[];
+  readonly released: string[];
   /** Messages logged at warn level. */
   readonly warnings: string[];
 }
@@ -18,13 +21,23 @@ const unexpected = (what: string) => () => Promise.reject(new Error(`unexpected 
 
 export const fakeSigningPorts = (
   answers: Partial<
-    Pick<SigningPorts, 'signPdf' | 'recordDocument' | 'documentExists' | 'findByIdempotencyKey'>
+    Pick<
+      SigningPorts,
+      | 'signPdf'
+      | 'recordDocument'
+      | 'documentExists'
+      | 'findByIdempotencyKey'
+      | 'reserveDocument'
+      | 'releaseDocument'
+    >
   >,
 ): FakeSigningWorld => {
   const signRequests: TSignPdfRequest[] = [];
   const records: TRecordDocumentRequest[] = [];
   const removed: string[] = [];
   const warnings: string[] = [];
+  const reserved: string[] = [];
+  const released: string[] = [];
   const logger = createLogger({
     service: 'test',
     level: 'warn',
@@ -44,6 +57,18 @@ export const fakeSigningPorts = (
     },
     documentExists: answers.documentExists ?? unexpected('documentExists'),
     findByIdempotencyKey: answers.findByIdempotencyKey ?? (() => Promise.resolve(undefined)),
+    // By default every reservation is granted (an unlimited plan), with ids r-1, r-2, …
+    reserveDocument: async (accountId) => {
+      const granted = answers.reserveDocument
+        ? await answers.reserveDocument(accountId)
+        : { reservationId: `r-${reserved.length + 1}` };
+      reserved.push(granted.reservationId);
+      return granted;
+    },
+    releaseDocument: async (accountId, reservationId) => {
+      released.push(reservationId);
+      await answers.releaseDocument?.(accountId, reservationId);
+    },
     openObject: (key) => Promise.resolve(Readable.from([Buffer.from(`object ${key}`)])),
     removeObject: (key) => {
       removed.push(key);
@@ -51,5 +76,5 @@ export const fakeSigningPorts = (
     },
     logger,
   };
-  return { ports, signRequests, records, removed, warnings };
+  return { ports, signRequests, records, removed, reserved, released, warnings };
 };

@@ -3,6 +3,8 @@ import type { BlobStore } from '@esign/blob';
 import type { Bus } from '@esign/bus';
 import {
   DocumentFindByIdempotencyKey,
+  DocumentQuotaRelease,
+  DocumentQuotaReserve,
   DocumentGet,
   DocumentRecord,
   PdfSign,
@@ -31,6 +33,13 @@ export interface SigningPorts {
   documentExists(accountId: string, auditId: string): Promise<boolean>;
   /** The document an account's Idempotency-Key produced, if any. */
   findByIdempotencyKey(accountId: string, key: string): Promise<TEarlierDocument | undefined>;
+  /**
+   * `key.reserve-document`: count one document against the account's plan for this UTC month,
+   * atomically; `permission_denied` when the month's quota is used up.
+   */
+  reserveDocument(accountId: string): Promise<{ readonly reservationId: string }>;
+  /** `key.release-document`: give a reservation back (the document was not created). Idempotent. */
+  releaseDocument(accountId: string, reservationId: string): Promise<void>;
   /** Read an object of storage as a stream. */
   openObject(key: string): Promise<Readable>;
   /** Remove an object of storage (removing a missing one is not an error). */
@@ -61,6 +70,9 @@ export const createSigningPorts = (deps: {
     deps.bus
       .request(DocumentFindByIdempotencyKey, { accountId, key })
       .catch((err: unknown) => unlessNotFound(err, undefined)),
+  reserveDocument: (accountId) => deps.bus.request(DocumentQuotaReserve, { accountId }),
+  releaseDocument: async (accountId, reservationId) =>
+    void (await deps.bus.request(DocumentQuotaRelease, { accountId, reservationId })),
   openObject: (key) => deps.blob.get(key),
   removeObject: (key) => deps.blob.remove(key),
   logger: deps.logger,

@@ -121,4 +121,91 @@ describe('signDocument', () => {
     });
     expect(list.removed).toEqual([UPLOAD]);
   });
+
+  describe('the monthly quota', () => {
+    it('reserves one document before signing and keeps it once the document is recorded', async () => {
+      const world = fakeSigningPorts({
+        signPdf: () => Promise.resolve(signed),
+        recordDocument: () => Promise.resolve(),
+      });
+      await signDocument(world.ports, input);
+      expect(world.reserved).toEqual(['r-1']);
+      expect(world.released).toEqual([]);
+    });
+
+    it('refuses a document past the quota (403), signs nothing and removes the upload', async () => {
+      const quotaUsedUp = new ServiceError(
+        'permission_denied',
+        'The free plan allows 3 documents a month; this month is used up (resets 2026-12-01T00:00:00.000Z)',
+      );
+      const world = fakeSigningPorts({ reserveDocument: () => Promise.reject(quotaUsedUp) });
+      await expect(signDocument(world.ports, input)).rejects.toBe(quotaUsedUp);
+      expect(world.signRequests).toEqual([]);
+      expect(world.released).toEqual([]);
+      expect(world.removed).toEqual([UPLOAD]);
+    });
+
+    it('gives the document back when signing fails', async () => {
+      const world = fakeSigningPorts({
+        signPdf: () => Promise.reject(new ServiceError('invalid_argument', 'not a PDF', 'file')),
+      });
+      await expect(signDocument(world.ports, input)).rejects.toMatchObject({ code: 'invalid_argument' });
+      expect(world.released).toEqual(['r-1']);
+    });
+
+    it('gives the document back when recording fails', async () => {
+      const world = fakeSigningPorts({
+        signPdf: () => Promise.resolve(signed),
+        recordDocument: () => Promise.reject(new ServiceError('unavailable', 'document-store is down')),
+        documentExists: () => Promise.resolve(false),
+      });
+      await expect(signDocument(world.ports, input)).rejects.toMatchObject({ code: 'unavailable' });
+      expect(world.released).toEqual(['r-1']);
+    });
+
+    it('does not count a retry under the same Idempotency-Key: nothing is reserved', async () => {
+      const world = fakeSigningPorts({ findByIdempotencyKey: () => Promise.resolve(earlier) });
+      await signDocument(world.ports, {
+        ...input,
+        idempotency: { key: 'k-1', requestHash: earlier.requestHash },
+      });
+      expect(world.reserved).toEqual([]);
+    });
+
+    it('gives the document back when a racing request under the same key made it', async () => {
+      let lookups = 0;
+      const world = fakeSigningPorts({
+        findByIdempotencyKey: () => Promise.resolve(lookups++ === 0 ? undefined : earlier),
+        signPdf: () => Promise.resolve(signed),
+        recordDocument: () =>
+          Promise.reject(new ServiceError('conflict', 'Idempotency-Key already recorded', 'Idempotency-Key')),
+        documentExists: () => Promise.resolve(false),
+      });
+      const sut = await signDocument(world.ports, {
+        ...input,
+        idempotency: { key: 'k-1', requestHash: earlier.requestHash },
+      });
+      expect(sut.replayed).toBe(true);
+      expect(world.reserved).toEqual(['r-1']);
+      expect(world.released).toEqual(['r-1']);
+    });
+
+    it('still answers the signed document when giving a reservation back fails (logged)', async () => {
+      let lookups = 0;
+      const world = fakeSigningPorts({
+        findByIdempotencyKey: () => Promise.resolve(lookups++ === 0 ? undefined : earlier),
+        signPdf: () => Promise.resolve(signed),
+        recordDocument: () =>
+          Promise.reject(new ServiceError('conflict', 'Idempotency-Key already recorded', 'Idempotency-Key')),
+        documentExists: () => Promise.resolve(false),
+        releaseDocument: () => Promise.reject(new ServiceError('unavailable', 'key service is down')),
+      });
+      const sut = await signDocument(world.ports, {
+        ...input,
+        idempotency: { key: 'k-1', requestHash: earlier.requestHash },
+      });
+      expect(sut.auditId).toBe(earlier.auditId);
+      expect(world.warnings).toContain('could not release a document reservation');
+    });
+  });
 });

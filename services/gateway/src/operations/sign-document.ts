@@ -63,11 +63,21 @@ const inClientTerms = (err: unknown, usedPositions: boolean): unknown => {
   return new ServiceError(err.code, message, field);
 };
 
+/** Give a reservation back; a failure to do so costs the customer one document, not the answer. */
+const release = async (ports: SigningPorts, accountId: string, reservationId: string): Promise<void> => {
+  await ports.releaseDocument(accountId, reservationId).catch((err: unknown) => {
+    ports.logger.warn('could not release a document reservation', { accountId, reservationId, err });
+  });
+};
+
 /**
  * The sign workflow, whoever calls it (the API, the public signing page, the dashboard): answer a
- * retry with the document its key produced; otherwise sign the upload (`pdf.sign`), record the
- * result durably (`document.record`), and hand back where the signed PDF is. Nothing is left behind
- * on failure: the upload is removed, and a signed PDF without a record is discarded.
+ * retry with the document its key produced; otherwise reserve one document of the plan's monthly
+ * quota (`key.reserve-document`: `permission_denied` when it is used up), sign the upload
+ * (`pdf.sign`), record the result durably (`document.record`), and hand back where the signed PDF
+ * is. Nothing is left behind on failure: the upload is removed, a signed PDF without a record is
+ * discarded, and the reservation is given back (`key.release-document`), as it is when a racing
+ * retry under the same Idempotency-Key won: a document is counted once.
  */
 export const signDocument = async (
   ports: SigningPorts,
@@ -83,58 +93,72 @@ export const signDocument = async (
         return replayOf(earlier);
       }
     }
-    const signed = await ports
-      .signPdf({
-        accountId,
-        uploadKey: input.upload.key,
-        fileName: input.upload.fileName,
-        kind: input.upload.kind,
-        signature: input.signature,
-        positions: [...input.positions],
-        signer: input.signer,
-        receivedAt: input.receivedAt,
-      })
-      .catch((err: unknown) => {
-        throw inClientTerms(err, input.usedPositions);
-      });
-    try {
-      // Answered only once the record is durable: a GET right after finds it.
-      await recordOrDiscard(ports, {
-        accountId,
-        auditId: signed.auditId,
-        fileName: input.upload.fileName,
-        signerName: input.signer.name,
-        signerEmail: input.signer.email,
-        ipAddress: input.signer.ipAddress,
-        userAgent: input.signer.userAgent,
-        signedAt: signed.signedAt,
-        fileHash: signed.fileHash,
-        originalHash: signed.originalHash,
-        objectKey: signed.signedKey,
-        size: signed.size,
-        pageCount: signed.pageCount,
-        events: signed.events,
-        idempotency,
-      });
-    } catch (err) {
-      // Another request under the same key was recorded meanwhile (ours was discarded): answer with
-      // that document, as any later retry would be.
-      return replayOf(await winnerOfRace(ports, accountId, idempotency, err));
-    }
-    return {
-      auditId: signed.auditId,
-      signedAt: signed.signedAt,
-      fileHash: signed.fileHash,
-      objectKey: signed.signedKey,
-      size: signed.size,
-      downloadName: signed.signedFileName,
-      replayed: false,
-      pageCount: signed.pageCount,
-    };
+    // Counted before any work, so concurrent requests at the limit cannot create one too many.
+    const { reservationId } = await ports.reserveDocument(accountId);
+    const result = await signAndRecord(ports, input).catch(async (err: unknown) => {
+      await release(ports, accountId, reservationId);
+      throw err;
+    });
+    // A racing request under the same key made the document: it was counted by that request.
+    if (result.replayed) await release(ports, accountId, reservationId);
+    return result;
   } catch (err) {
     // The signer deletes the upload when it is done with it; if it never got it (or we stopped
     // waiting), it is ours to remove. Removing twice is harmless.
     await ports.removeObject(input.upload.key).catch(() => undefined);
     throw err;
   }
+};
+
+/** Sign the upload and record it (a document reserved already). */
+const signAndRecord = async (ports: SigningPorts, input: SignDocumentInput): Promise<SignedDocument> => {
+  const { accountId, idempotency } = input;
+  const signed = await ports
+    .signPdf({
+      accountId,
+      uploadKey: input.upload.key,
+      fileName: input.upload.fileName,
+      kind: input.upload.kind,
+      signature: input.signature,
+      positions: [...input.positions],
+      signer: input.signer,
+      receivedAt: input.receivedAt,
+    })
+    .catch((err: unknown) => {
+      throw inClientTerms(err, input.usedPositions);
+    });
+  try {
+    // Answered only once the record is durable: a GET right after finds it.
+    await recordOrDiscard(ports, {
+      accountId,
+      auditId: signed.auditId,
+      fileName: input.upload.fileName,
+      signerName: input.signer.name,
+      signerEmail: input.signer.email,
+      ipAddress: input.signer.ipAddress,
+      userAgent: input.signer.userAgent,
+      signedAt: signed.signedAt,
+      fileHash: signed.fileHash,
+      originalHash: signed.originalHash,
+      objectKey: signed.signedKey,
+      size: signed.size,
+      pageCount: signed.pageCount,
+      events: signed.events,
+      idempotency,
+    });
+  } catch (err) {
+    // Another request under the same key was recorded meanwhile (ours was discarded): answer with
+    // that document, as any later retry would be.
+    return replayOf(await winnerOfRace(ports, accountId, idempotency, err));
+  }
+  return {
+    auditId: signed.auditId,
+    signedAt: signed.signedAt,
+    fileHash: signed.fileHash,
+    objectKey: signed.signedKey,
+    size: signed.size,
+    downloadName: signed.signedFileName,
+    replayed: false,
+    pageCount: signed.pageCount,
+  };
 };
