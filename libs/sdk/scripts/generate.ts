@@ -46,6 +46,8 @@ interface OperationRow {
 const rowsOf = (doc: OpenApiDocument): OperationRow[] => {
   const rows: OperationRow[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
+    // The SDK wraps the v1 API; the dashboard's own operations (/api/auth, /api/keys) are not for it.
+    if (!path.startsWith('/api/v1/')) continue;
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!op) continue;

@@ -126,6 +126,114 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/auth/sign-up': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an account
+     * @description Create a dashboard account with an email and a password (8-256 characters). The answer is the same whether or not the email already has an account (an existing account is never changed); then sign in. A new account is on the Free plan.
+     */
+    post: operations['signUp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/sign-in': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in to the dashboard
+     * @description Sign in with an email and a password. Sets the session cookie (`__Host-esign_session`; HttpOnly, Secure, SameSite=Lax, Path=/) and answers the CSRF token to send in `X-CSRF-Token` with every change made with the cookie. One answer (401) for an unknown email and a wrong password; too many attempts for an email or from an address: 429. Sessions end after 30 minutes unused or 12 hours.
+     */
+    post: operations['signIn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/sign-out': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign out
+     * @description End the session (on every gateway at once) and clear the cookie. Needs the session cookie, an Origin of this site and the X-CSRF-Token.
+     */
+    post: operations['signOut'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in account
+     * @description Who is signed in, the plan and what it allows, this month's usage, and the session's CSRF token (for a page loaded after sign-in).
+     */
+    get: operations['getSession'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's API keys
+     * @description Every key of the signed-in account, newest first, with its name, display prefix, when it was created and last used (to within about a minute) and whether it is revoked. Never the key itself. Takes the dashboard session cookie, never an API key.
+     */
+    get: operations['listApiKeys'];
+    put?: never;
+    /**
+     * Create an API key
+     * @description A new `svc_live_` key for the signed-in account, shown in this answer once (`Cache-Control: no-store`) and never retrievable again: only its SHA-256 is stored. Keys of Free and Pro accounts exist but get 403 on /api/v1 (API access is a Business plan feature). Needs the session cookie, an Origin of this site and X-CSRF-Token.
+     */
+    post: operations['createApiKey'];
+    /**
+     * Revoke an API key
+     * @description Revoke one of the account's keys, named by `id` in the query string (`DELETE /api/keys?id=<uuid>`: the path takes no parameter). Every gateway refuses the key from its next request on. Revoking a revoked key answers its first revocation (`alreadyRevoked: true`). Another account's key or an unknown id: 404. Needs the session cookie, an Origin of this site and X-CSRF-Token.
+     */
+    delete: operations['revokeApiKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -273,6 +381,101 @@ export interface components {
       errors: {
         [key: string]: string;
       };
+    };
+    Credentials: {
+      /** @example ada@example.com */
+      email: string;
+      /** @example correct horse battery staple */
+      password: string;
+    };
+    SignUpRequest: {
+      /** @example ada@example.com */
+      email: string;
+      /** @example correct horse battery staple */
+      password: string;
+    };
+    SignUpAccepted: {
+      /** @constant */
+      accepted: true;
+      message: string;
+    };
+    SignedIn: {
+      email: string;
+      /** @enum {string} */
+      plan: 'free' | 'pro' | 'business';
+      /** @description Send it in X-CSRF-Token with every request that changes something (POST, DELETE) made with the session cookie */
+      csrfToken: string;
+      /**
+       * Format: date-time
+       * @description The session ends then at the latest (12 h)
+       */
+      expiresAt: string;
+    };
+    Usage: {
+      limits: {
+        /** @description null: unlimited */
+        documentsPerMonth: number | null;
+        apiAccess: boolean;
+        maxFileBytes: number;
+      };
+      /** @example 2026-11 */
+      month: string;
+      documentsUsed: number;
+      documentsRemaining: number | null;
+      /** Format: date-time */
+      resetsAt: string;
+    };
+    Session: {
+      email: string;
+      /** @enum {string} */
+      plan: 'free' | 'pro' | 'business';
+      /** @description Send it in X-CSRF-Token with every request that changes something (POST, DELETE) made with the session cookie */
+      csrfToken: string;
+      /** Format: date-time */
+      expiresAt: string;
+      /**
+       * Format: date-time
+       * @description The session ends then unless it is used again
+       */
+      idleExpiresAt: string;
+      usage: components['schemas']['Usage'];
+    };
+    ApiKey: {
+      /** Format: uuid */
+      id: string;
+      name: string | null;
+      /** @description svc_live_ and the first characters, to tell keys apart */
+      prefix: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** @description Kept to within about a minute */
+      lastUsedAt: string | null;
+      revoked: boolean;
+      revokedAt: string | null;
+    };
+    ApiKeyList: {
+      keys: components['schemas']['ApiKey'][];
+    };
+    CreateApiKeyRequest: {
+      /** @example production server */
+      name?: string;
+    };
+    NewApiKey: {
+      /** Format: uuid */
+      id: string;
+      name: string | null;
+      /** @description The API key, svc_live_…: store it now */
+      key: string;
+      prefix: string;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    RevokedApiKey: {
+      /** Format: uuid */
+      id: string;
+      /** Format: date-time */
+      revokedAt: string;
+      alreadyRevoked: boolean;
     };
   };
   responses: never;
@@ -451,7 +654,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The account may not do this (API access is a Business plan feature) */
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
       403: {
         headers: {
           [name: string]: unknown;
@@ -544,7 +747,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The account may not do this (API access is a Business plan feature) */
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
       403: {
         headers: {
           [name: string]: unknown;
@@ -650,7 +853,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The account may not do this (API access is a Business plan feature) */
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
       403: {
         headers: {
           [name: string]: unknown;
@@ -765,7 +968,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The account may not do this (API access is a Business plan feature) */
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
       403: {
         headers: {
           [name: string]: unknown;
@@ -846,7 +1049,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description The account may not do this (API access is a Business plan feature) */
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
       403: {
         headers: {
           [name: string]: unknown;
@@ -978,6 +1181,594 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  signUp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "password": "correct horse battery staple"
+         *     }
+         */
+        'application/json': components['schemas']['SignUpRequest'];
+      };
+    };
+    responses: {
+      /** @description Accepted (also when the email already has an account) */
+      202: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignUpAccepted'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  signIn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "password": "correct horse battery staple"
+         *     }
+         */
+        'application/json': components['schemas']['Credentials'];
+      };
+    };
+    responses: {
+      /** @description Signed in; the session cookie is set */
+      200: {
+        headers: {
+          /** @description The session cookie */
+          'Set-Cookie': string;
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignedIn'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  signOut: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Signed out; the cookie is cleared */
+      204: {
+        headers: {
+          /** @description Clears the session cookie */
+          'Set-Cookie': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The session */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listApiKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The keys */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyList'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "production server"
+         *     }
+         */
+        'application/json': components['schemas']['CreateApiKeyRequest'];
+      };
+    };
+    responses: {
+      /** @description The new key, shown once */
+      201: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NewApiKey'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  revokeApiKey: {
+    parameters: {
+      query: {
+        /**
+         * @description The id of the key, as GET /api/keys lists it
+         * @example 0b6f8e2a-3c4d-4e5f-8a9b-1c2d3e4f5a6b
+         */
+        id: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The key is revoked */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RevokedApiKey'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
