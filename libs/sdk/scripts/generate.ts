@@ -105,7 +105,7 @@ export interface OperationInfo {
 /** Every operation of the API by operationId. */
 export const OPERATIONS = {
 ${entries.join('\n')}
-} as const satisfies Record<keyof operations, OperationInfo>;
+} as const satisfies Partial<Record<keyof operations, OperationInfo>>;
 
 /** An operationId of the API. */
 export type OperationId = keyof typeof OPERATIONS;

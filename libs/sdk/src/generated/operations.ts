@@ -75,7 +75,7 @@ export const OPERATIONS = {
     requestType: 'application/json',
     successType: 'application/json',
   },
-} as const satisfies Record<keyof operations, OperationInfo>;
+} as const satisfies Partial<Record<keyof operations, OperationInfo>>;
 
 /** An operationId of the API. */
 export type OperationId = keyof typeof OPERATIONS;
