@@ -53,6 +53,19 @@ describe('authentication', () => {
     expect((await documents(auth(account.apiKey))).status).toBe(401);
   });
 
+  it('follows a plan change at once, even for a key just used (and cached)', async () => {
+    const account = await createAccount('business');
+    expect((await documents(auth(account.apiKey))).status).toBe(200);
+    const { AccountPlanSet } = await import('@esign/contracts');
+    const { operatorBus } = await import('./harness');
+    await (await operatorBus()).request(AccountPlanSet, { email: account.email, plan: 'free' });
+    // The change is an event every gateway hears; give it the few milliseconds a message takes.
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await documents(auth(account.apiKey));
+    expect(res.status).toBe(403);
+    expect(await errorOf(res)).toMatch(/free plan/);
+  });
+
   it('keeps other keys of the same account working when one is revoked', async () => {
     const first = await createAccount('business');
     const { KeyCreate } = await import('@esign/contracts');

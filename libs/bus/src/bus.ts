@@ -222,7 +222,10 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
         },
         async (span) => {
           try {
-            const body = contract.request.parse(request);
+            // A request the contract refuses is the caller's argument at fault, as the server would say.
+            const checked = contract.request.safeParse(request);
+            if (!checked.success) throw invalidArgument(checked.error);
+            const body: unknown = checked.data;
             let reply: Msg;
             try {
               reply = await nc.request(wire(subject), encodeJson(body), {

@@ -66,4 +66,12 @@ describe('serve with maxConcurrent', () => {
       });
     }
   });
+
+  it('refuses a request its contract does not accept as invalid_argument naming the field, before sending it', async () => {
+    await expect(client.request(Work, { n: 1.5 })).rejects.toMatchObject({
+      name: 'ServiceError',
+      code: 'invalid_argument',
+      field: 'n',
+    });
+  });
 });

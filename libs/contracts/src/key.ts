@@ -52,3 +52,13 @@ export const KeyRevoked = defineEvent(
   z.object({ keyId: z.uuid(), keyHash: ZKeyHash, accountId: z.uuid(), revokedAt: ZIsoTimestamp }),
   { durable: false },
 );
+
+/**
+ * Published when an operator changes an account's plan: every gateway forgets the account's cached
+ * keys at once, so API access and limits follow the new plan on the next request.
+ */
+export const AccountPlanChanged = defineEvent(
+  'events.account.plan-changed',
+  z.object({ accountId: z.uuid(), plan: ZPlan, changedAt: ZIsoTimestamp }),
+  { durable: false },
+);

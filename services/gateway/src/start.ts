@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { KeyRevoked, RequestsCounted } from '@esign/contracts';
+import { AccountPlanChanged, KeyRevoked, RequestsCounted } from '@esign/contracts';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, connectBus } from '@esign/bus';
 import { createLogger, type Logger } from '@esign/telemetry';
@@ -32,6 +32,7 @@ export const startGateway = async (
   });
   // Every replica hears every revocation (no queue group) and forgets the key at once.
   bus.subscribe(KeyRevoked, (event) => keyCache.evict(event.keyHash));
+  bus.subscribe(AccountPlanChanged, (event) => keyCache.evictAccount(event.accountId));
   // Rate limits hold across replicas: each tells the others what it counted, a few times a second.
   const replica = randomUUID();
   const rateCounter = createRateCounter({ windowMs: 60_000 });

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
-import { KeyRevoked } from '@esign/contracts';
+import { AccountPlanChanged, KeyRevoked } from '@esign/contracts';
 import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
 import { createLogger, startHealthServer, untraced, type Logger } from '@esign/telemetry';
 import type { TKeyServiceConfig } from './config';
@@ -72,6 +72,8 @@ export const startKeyService = async (
       config,
       now: options.now ?? (() => new Date()),
       publishRevoked: (event) => connected.publish(KeyRevoked, event),
+      publishPlanChanged: (accountId, plan) =>
+        connected.publish(AccountPlanChanged, { accountId, plan, changedAt: new Date().toISOString() }),
     };
     await connected.serve(
       [

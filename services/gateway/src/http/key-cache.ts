@@ -8,6 +8,8 @@ export interface KeyCache {
   get(keyHash: string): TPrincipal | undefined;
   set(keyHash: string, principal: TPrincipal): void;
   evict(keyHash: string): void;
+  /** Forget every cached key of an account (its plan changed). */
+  evictAccount(accountId: string): void;
   /** Remember for a short while that the key service did not know this key. */
   reject(keyHash: string): void;
   /** Whether this key was refused by the key service a moment ago. */
@@ -48,6 +50,11 @@ export const createKeyCache = (options: {
       entries.set(keyHash, { principal, expiresAt: now() + options.ttlMs });
     },
     evict: (keyHash) => void entries.delete(keyHash),
+    evictAccount(accountId) {
+      for (const [keyHash, entry] of entries) {
+        if (entry.principal.accountId === accountId) entries.delete(keyHash);
+      }
+    },
     reject(keyHash) {
       if (rejectedTtl === 0) return;
       if (rejected.size >= max) {

@@ -5,6 +5,7 @@ import type { SessionRepository } from '../db/session-repository';
 import type { Clock, TAccountLifetimes } from '../domain/account-lifetimes';
 import type { PasswordHasher } from '../domain/password-hasher';
 import type { TKeyRevokedEvent } from '../domain/revoke-key';
+import type { TPlan } from '@esign/contracts';
 
 /** Everything the key service's handlers are built from; each handler takes only what it uses. */
 export interface KeyServiceDeps {
@@ -16,4 +17,6 @@ export interface KeyServiceDeps {
   readonly config: TAccountLifetimes;
   readonly now: Clock;
   readonly publishRevoked: (event: TKeyRevokedEvent) => Promise<void>;
+  /** Tell every gateway that an account's plan changed (they forget its cached keys). */
+  readonly publishPlanChanged: (accountId: string, plan: TPlan) => Promise<void>;
 }

@@ -4,5 +4,9 @@ import { setPlan } from '../domain/set-plan';
 import type { KeyServiceDeps } from './deps';
 
 /** `key.set-plan` (operator): change an account’s plan. */
-export const setPlanHandler = (deps: Pick<KeyServiceDeps, 'accounts'>): Endpoint =>
-  endpoint(AccountPlanSet, (request) => setPlan({ ...deps, ...request }));
+export const setPlanHandler = (deps: Pick<KeyServiceDeps, 'accounts' | 'publishPlanChanged'>): Endpoint =>
+  endpoint(AccountPlanSet, async (request) => {
+    const changed = await setPlan({ accounts: deps.accounts, ...request });
+    await deps.publishPlanChanged(changed.accountId, changed.plan);
+    return changed;
+  });
