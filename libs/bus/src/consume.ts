@@ -62,7 +62,10 @@ export interface ConsumeOptions {
 /** A running durable consumption. */
 export interface Consumption {
   readonly durable: string;
-  /** Stop pulling, hand back what was pulled but not started, finish the handlers in flight. */
+  /**
+   * Stop pulling, hand back what was pulled but not started, finish the handlers in flight. A message
+   * the client library had prefetched but not yet handed over comes back after the ack wait.
+   */
   stop(): Promise<void>;
 }
 
