@@ -77,7 +77,10 @@ const IDEMPOTENCY_INDEX = 'signing_requests_account_idempotency_key_idx';
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
 /** Run `work` in one transaction on one pooled client; roll back on any failure. */
-export const inTransaction = async <T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+export const inTransaction = async <T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> => {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -236,7 +239,12 @@ export const signingOutboxEntry = (
 export const insertOutbox = async (client: Queryable, entry: TOutboxEntry): Promise<void> => {
   await client.query(
     'insert into documents.outbox (id, subject, payload, trace_context) values ($1, $2, $3, $4)',
-    [entry.id, entry.subject, JSON.stringify(entry.payload), entry.traceContext ? JSON.stringify(entry.traceContext) : null],
+    [
+      entry.id,
+      entry.subject,
+      JSON.stringify(entry.payload),
+      entry.traceContext ? JSON.stringify(entry.traceContext) : null,
+    ],
   );
 };
 
