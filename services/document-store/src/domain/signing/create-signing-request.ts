@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import {
   newAuditId,
   ServiceError,
-  SigningCreate,
   SigningRequested,
+  type SigningCreate,
   type TSigningRequestCreated,
 } from '@esign/contracts';
 import type { z } from 'zod';
