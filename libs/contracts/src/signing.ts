@@ -202,11 +202,13 @@ export const SigningCreate = defineRequest(
     senderEmail: z.email(),
     recipientEmail: z.email(),
     recipientName: z.string().trim().min(1).max(200),
+    /** One line; default `Please sign: <fileName>` (cut to the longest subject allowed). */
     subject: z
       .string()
       .min(1)
       .max(MAX_SIGNING_SUBJECT_LENGTH)
-      .regex(/^[^\r\n]*$/, 'subject: must be one line'),
+      .regex(/^[^\r\n]*$/, 'subject: must be one line')
+      .optional(),
     message: z.string().max(MAX_SIGNING_MESSAGE_LENGTH).nullish(),
     fileName: z.string().min(1).max(255),
     /** Object key of the original PDF, kept until the request ends. */

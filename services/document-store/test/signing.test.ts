@@ -144,10 +144,12 @@ describe('signing.create', () => {
     expect((await storyOf(created.sendId)).map((e) => e.event)).toEqual(['signing.sent']);
   });
 
-  it('defaults to 30 days and refuses an expiry outside 1-90 days', async () => {
+  it('defaults to 30 days and to the subject `Please sign: <file name>`, and refuses an expiry outside 1-90 days', async () => {
     clock = new Date('2026-01-05T10:00:00.000Z');
-    const created = await create({ message: undefined });
+    const created = await create({ message: undefined, subject: undefined, fileName: 'NDA 2026.pdf' });
     expect(created.expiresAt).toBe('2026-02-04T10:00:00.000Z');
+    const [requested] = await outboxOf(created.sendId);
+    expect(requested?.payload).toMatchObject({ subject: 'Please sign: NDA 2026.pdf', message: null });
     for (const expiresInDays of [0, 91]) {
       const reply = await raw(SigningCreate.subject, { ...createRequest(), expiresInDays });
       expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import {
+  MAX_SIGNING_SUBJECT_LENGTH,
   newAuditId,
   ServiceError,
   SigningRequested,
@@ -71,7 +72,10 @@ export const createSigningRequest = async (
     senderEmail: request.senderEmail,
     recipientEmail: request.recipientEmail,
     recipientName: request.recipientName,
-    subject: request.subject,
+    subject: (request.subject ?? `Please sign: ${request.fileName.replace(/[\r\n]+/g, ' ')}`).slice(
+      0,
+      MAX_SIGNING_SUBJECT_LENGTH,
+    ),
     message: request.message ?? null,
     fileName: request.fileName,
     objectKey: request.objectKey,
