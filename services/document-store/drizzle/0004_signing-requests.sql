@@ -42,7 +42,8 @@ CREATE TABLE "documents"."signing_requests" (
 	"request_hash" text,
 	"reminder_count" integer DEFAULT 0 NOT NULL,
 	"next_reminder_at" timestamp with time zone,
-	CONSTRAINT "signing_requests_audit_id_unique" UNIQUE("audit_id")
+	CONSTRAINT "signing_requests_audit_id_unique" UNIQUE("audit_id"),
+	CONSTRAINT "signing_requests_status_check" CHECK ("documents"."signing_requests"."status" in ('pending', 'signed', 'declined', 'canceled', 'expired'))
 );
 --> statement-breakpoint
 ALTER TABLE "documents"."signing_events" ADD CONSTRAINT "signing_events_send_id_signing_requests_id_fk" FOREIGN KEY ("send_id") REFERENCES "documents"."signing_requests"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

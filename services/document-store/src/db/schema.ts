@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   boolean,
+  check,
   index,
   bigint,
   integer,
@@ -155,6 +156,10 @@ export const signingRequests = documentsSchema.table(
     nextReminderAt: timestamptz('next_reminder_at'),
   },
   (t) => [
+    check(
+      'signing_requests_status_check',
+      sql`${t.status} in ('pending', 'signed', 'declined', 'canceled', 'expired')`,
+    ),
     uniqueIndex('signing_requests_account_idempotency_key_idx')
       .on(t.accountId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null`),
