@@ -51,19 +51,22 @@ afterAll(async () => {
 
 type TCreate = z.input<(typeof SigningCreate)['request']>;
 
-const createRequest = (overrides: Partial<TCreate> = {}): TCreate => ({
-  accountId: randomUUID(),
-  senderEmail: 'sender@example.com',
-  recipientEmail: 'rita@example.com',
-  recipientName: 'Rita Recipient',
-  subject: 'Please sign: lease.pdf',
-  message: 'Hi Rita, here is the lease.',
-  fileName: 'lease.pdf',
-  objectKey: `pending/${randomUUID()}/lease.pdf`,
-  positions: [{ x: 10, y: 80, width: 30, page: 1 }],
-  pageCount: 2,
-  ...overrides,
-});
+const createRequest = (overrides: Partial<TCreate> = {}): TCreate => {
+  const accountId = overrides.accountId ?? randomUUID();
+  return {
+    accountId,
+    senderEmail: 'sender@example.com',
+    recipientEmail: 'rita@example.com',
+    recipientName: 'Rita Recipient',
+    subject: 'Please sign: lease.pdf',
+    message: 'Hi Rita, here is the lease.',
+    fileName: 'lease.pdf',
+    objectKey: `pending/${accountId}/${randomUUID()}.pdf`,
+    positions: [{ x: 10, y: 80, width: 30, page: 1 }],
+    pageCount: 2,
+    ...overrides,
+  };
+};
 
 const create = (overrides: Partial<TCreate> = {}) =>
   bed.client.request(SigningCreate, createRequest(overrides));
@@ -178,6 +181,18 @@ describe('signing.create', () => {
       }),
     );
     expect(other).toMatchObject({ code: 'conflict', field: 'Idempotency-Key' });
+  });
+
+  it('refuses an original outside the account’s pending/ area', async () => {
+    const request = createRequest();
+    for (const objectKey of [
+      `signed/${request.accountId}/ESG-AAAA-BBBB-CCCC.pdf`,
+      `pending/${randomUUID()}/x.pdf`,
+      `pending/${request.accountId}/../../signed/x.pdf`,
+    ]) {
+      const refused = await rejection(bed.client.request(SigningCreate, { ...request, objectKey }));
+      expect(refused).toMatchObject({ code: 'invalid_argument', field: 'objectKey' });
+    }
   });
 
   it('refuses a multi-line subject (header injection)', async () => {

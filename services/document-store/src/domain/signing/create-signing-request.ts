@@ -21,6 +21,9 @@ import {
 } from '../../db/signing-repository';
 import { reminderDueAt, type SigningDeps } from './signing-deps';
 
+/** Where the gateway keeps the originals of signing requests (no lifecycle rule expires them). */
+export const PENDING_PREFIX = 'pending/';
+
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -58,6 +61,12 @@ export const createSigningRequest = async (
   deps: SigningDeps,
   request: z.output<(typeof SigningCreate)['request']>,
 ): Promise<TSigningRequestCreated> => {
+  // The public signing page serves this object to whoever holds a link: only the account's own
+  // pending originals may be named.
+  const prefix = `${PENDING_PREFIX}${request.accountId}/`;
+  if (!request.objectKey.startsWith(prefix) || request.objectKey.includes('..')) {
+    throw new ServiceError('invalid_argument', `objectKey: must be an object under ${prefix}`, 'objectKey');
+  }
   const { idempotency } = request;
   if (idempotency) {
     const existing = await findRequestByIdempotencyKey(deps.pool, request.accountId, idempotency.key);
