@@ -42,6 +42,7 @@ CREATE TABLE "documents"."signing_requests" (
 	"request_hash" text,
 	"reminder_count" integer DEFAULT 0 NOT NULL,
 	"next_reminder_at" timestamp with time zone,
+	"original_removed_at" timestamp with time zone,
 	CONSTRAINT "signing_requests_audit_id_unique" UNIQUE("audit_id"),
 	CONSTRAINT "signing_requests_status_check" CHECK ("documents"."signing_requests"."status" in ('pending', 'signed', 'declined', 'canceled', 'expired'))
 );
@@ -53,4 +54,5 @@ CREATE INDEX "signing_links_send_id_idx" ON "documents"."signing_links" USING bt
 CREATE UNIQUE INDEX "signing_requests_account_idempotency_key_idx" ON "documents"."signing_requests" USING btree ("account_id","idempotency_key") WHERE "documents"."signing_requests"."idempotency_key" is not null;--> statement-breakpoint
 CREATE INDEX "signing_requests_account_sent_at_idx" ON "documents"."signing_requests" USING btree ("account_id","sent_at");--> statement-breakpoint
 CREATE INDEX "signing_requests_pending_expires_idx" ON "documents"."signing_requests" USING btree ("expires_at") WHERE "documents"."signing_requests"."status" = 'pending';--> statement-breakpoint
+CREATE INDEX "signing_requests_original_to_remove_idx" ON "documents"."signing_requests" USING btree ("id") WHERE "documents"."signing_requests"."status" <> 'pending' and "documents"."signing_requests"."original_removed_at" is null;--> statement-breakpoint
 CREATE INDEX "signing_requests_pending_reminder_idx" ON "documents"."signing_requests" USING btree ("next_reminder_at") WHERE "documents"."signing_requests"."status" = 'pending' and "documents"."signing_requests"."next_reminder_at" is not null;

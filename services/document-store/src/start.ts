@@ -97,6 +97,7 @@ export const startDocumentStore = async (
         ? startSignedSweep({
             sweep: createSigningSweep({
               pool: database.pool,
+              blob: createBlobStore(blobOptionsFrom(config)),
               logger,
               reminders,
               batch: config.SIGNING_SWEEP_BATCH,

@@ -16,7 +16,9 @@ import {
   ZSigningCompletedEvent,
   ZSigningRequestedEvent,
 } from '@esign/contracts';
+import { createBlobStore } from '@esign/blob';
 import { createLogger } from '@esign/telemetry';
+import { startTestS3 } from '@esign/testing';
 import pg from 'pg';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -623,6 +625,34 @@ describe('the signing sweep: expiry and reminders', () => {
     const result = await sut.runOnce(new Date(sentAt.getTime() + 3 * DAY));
     expect(mine(created.sendId, result)).toEqual({ reminded: [], expired: true });
     expect(await outboxOf(created.sendId, 'events.signing.reminder-due')).toHaveLength(0);
+  });
+
+  it('removes the originals of ended requests and keeps those of pending ones', async () => {
+    const s3 = await startTestS3();
+    try {
+      const blob = createBlobStore({ ...s3, bucket: 'signing-sweep' });
+      await blob.ensureBucket();
+      clock = new Date('2026-01-05T10:00:00.000Z');
+      const ended = createRequest();
+      const pending = createRequest();
+      const endedReply = await bed.client.request(SigningCreate, ended);
+      await bed.client.request(SigningCreate, pending);
+      for (const r of [ended, pending]) await blob.put(r.objectKey, Buffer.from('%PDF-1.7 original'));
+      await bed.client.request(SigningCancel, { accountId: ended.accountId, sendId: endedReply.sendId });
+
+      const result = await createSigningSweep({
+        pool,
+        blob,
+        logger: createLogger({ service: 'signing-sweep-test', level: 'error' }),
+        reminders: { intervalMs: 3 * DAY, max: 3 },
+        batch: 10_000,
+      }).runOnce(new Date('2026-01-05T11:00:00.000Z'));
+      expect(result?.originalsRemoved).toContain(endedReply.sendId);
+      expect(await blob.stat(ended.objectKey)).toBeUndefined();
+      expect(await blob.stat(pending.objectKey)).toBeDefined();
+    } finally {
+      await s3.stop();
+    }
   });
 
   it('lets one replica sweep at a time', async () => {

@@ -122,6 +122,7 @@ export const outbox = documentsSchema.table(
  * A request to sign sent by email (send for signing). `audit_id` is reserved at creation: the signed
  * document carries it. `object_key` is the original (under a prefix the bucket's lifecycle keeps).
  * Reminders: `reminder_count` sent so far, `next_reminder_at` when the next is due (null: no more).
+ * The original is removed by the sweep once the request has ended (`original_removed_at`).
  */
 export const signingRequests = documentsSchema.table(
   'signing_requests',
@@ -154,6 +155,8 @@ export const signingRequests = documentsSchema.table(
     requestHash: text('request_hash'),
     reminderCount: integer('reminder_count').notNull().default(0),
     nextReminderAt: timestamptz('next_reminder_at'),
+    /** When the sweep removed the original from object storage (once the request has ended). */
+    originalRemovedAt: timestamptz('original_removed_at'),
   },
   (t) => [
     check(
@@ -168,6 +171,9 @@ export const signingRequests = documentsSchema.table(
     index('signing_requests_pending_expires_idx')
       .on(t.expiresAt)
       .where(sql`${t.status} = 'pending'`),
+    index('signing_requests_original_to_remove_idx')
+      .on(t.id)
+      .where(sql`${t.status} <> 'pending' and ${t.originalRemovedAt} is null`),
     index('signing_requests_pending_reminder_idx')
       .on(t.nextReminderAt)
       .where(sql`${t.status} = 'pending' and ${t.nextReminderAt} is not null`),

@@ -1,4 +1,5 @@
 import { SigningExpired, SigningReminderDue } from '@esign/contracts';
+import { isMissingObject, type BlobStore } from '@esign/blob';
 import type { Logger } from '@esign/telemetry';
 import type pg from 'pg';
 import {
@@ -21,6 +22,8 @@ export interface TSigningSweepResult {
   readonly expired: string[];
   /** Reminders published: send ID and reminder number. */
   readonly reminded: { sendId: string; reminderNumber: number }[];
+  /** Originals removed from object storage (requests that have ended). */
+  readonly originalsRemoved: string[];
 }
 
 export interface SigningSweep {
@@ -37,6 +40,11 @@ where id in (
 )
 returning ${REQUEST_COLUMNS}`;
 
+const ORIGINALS_TO_REMOVE = `
+select id, object_key as "objectKey" from documents.signing_requests
+where status <> 'pending' and original_removed_at is null
+limit $1`;
+
 const REMINDERS_DUE = `
 select ${REQUEST_COLUMNS} from documents.signing_requests
 where status = 'pending' and next_reminder_at is not null and next_reminder_at <= $1 and expires_at > $1
@@ -47,11 +55,16 @@ order by next_reminder_at limit $2 for update skip locked`;
  * itself, not the time of the sweep) and publishes `events.signing.reminder-due` on the schedule:
  * reminder n is due at `sentAt + n × interval`, for n up to `max`, and only while before `expiresAt`.
  * A run publishes one reminder per request, the latest one due: reminders missed while no replica ran
- * collapse into one (the count jumps). Each run is one transaction (rows, story entries and outbox
+ * collapse into one (the count jumps). Then the originals (under `pending/`) of requests that have
+ * ended (signed, declined, canceled, expired) are removed from object storage: a final state never
+ * changes, so nothing reads them again (a missing object counts as removed). Expiry and reminders of
+ * a run are one transaction (rows, story entries and outbox
  * rows together); replicas take turns through a session advisory lock, tried, never waited for.
  */
 export const createSigningSweep = (deps: {
   pool: pg.Pool;
+  /** Where the originals are; without it, originals are left in place. */
+  blob?: Pick<BlobStore, 'remove'>;
   logger: Logger;
   reminders: TReminderSchedule;
   batch: number;
@@ -115,14 +128,16 @@ export const createSigningSweep = (deps: {
           }
           return { expired: expired.rows.map((r) => r.id), reminded };
         });
-        if (result.expired.length > 0 || result.reminded.length > 0) {
-          deps.onWritten?.();
+        if (result.expired.length > 0 || result.reminded.length > 0) deps.onWritten?.();
+        const originalsRemoved = deps.blob ? await removeOriginals(deps.pool, deps.blob, deps.batch) : [];
+        if (result.expired.length > 0 || result.reminded.length > 0 || originalsRemoved.length > 0) {
           deps.logger.info('signing requests swept', {
             expired: result.expired.length,
             reminded: result.reminded.length,
+            originalsRemoved: originalsRemoved.length,
           });
         }
-        return result;
+        return { ...result, originalsRemoved };
       } finally {
         await lockClient.query('select pg_advisory_unlock(hashtext($1))', [LOCK]);
       }
@@ -131,3 +146,23 @@ export const createSigningSweep = (deps: {
     }
   },
 });
+
+/** Remove the originals of ended requests, then note each removal (a failure leaves it for the next run). */
+const removeOriginals = async (
+  pool: pg.Pool,
+  blob: Pick<BlobStore, 'remove'>,
+  batch: number,
+): Promise<string[]> => {
+  const { rows } = await pool.query<{ id: string; objectKey: string }>(ORIGINALS_TO_REMOVE, [batch]);
+  const removed: string[] = [];
+  for (const row of rows) {
+    await blob.remove(row.objectKey).catch((err: unknown) => {
+      if (!isMissingObject(err)) throw err;
+    });
+    await pool.query('update documents.signing_requests set original_removed_at = now() where id = $1', [
+      row.id,
+    ]);
+    removed.push(row.id);
+  }
+  return removed;
+};
