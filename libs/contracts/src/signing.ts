@@ -340,3 +340,24 @@ export const SigningStatus = defineRequest(
   z.object({ accountId: z.uuid(), id: z.string().min(1).max(100) }),
   ZSigningStatusReply,
 );
+
+/**
+ * Before running the signer for a submit from the signing page: claim the request for `SIGNING_CLAIM_MS`
+ * (document-store's setting, 2 minutes by default; longer than the gateway's sign timeout). A second
+ * submit while a claim holds is `conflict` before anything is signed, so two signers never write the
+ * object of the reserved audit ID. `not_found` for an unknown or revoked link, `conflict` when the
+ * request is no longer pending, has expired, or is claimed. The claim ends with the record (signed),
+ * with `signing.release` (the sign workflow failed), or by itself at `claimedUntil`.
+ */
+export const SigningClaim = defineRequest(
+  'signing.claim',
+  z.object({ tokenHash: ZSigningTokenHash }),
+  z.object({ sendId: ZSendId, auditId: ZAuditId, claimedUntil: ZIsoTimestamp }),
+);
+
+/** End a claim after a failed sign workflow, so that the recipient can try again at once. */
+export const SigningRelease = defineRequest(
+  'signing.release',
+  z.object({ tokenHash: ZSigningTokenHash }),
+  z.object({ sendId: ZSendId }),
+);

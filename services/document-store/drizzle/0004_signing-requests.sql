@@ -42,6 +42,7 @@ CREATE TABLE "documents"."signing_requests" (
 	"request_hash" text,
 	"reminder_count" integer DEFAULT 0 NOT NULL,
 	"next_reminder_at" timestamp with time zone,
+	"claimed_until" timestamp with time zone,
 	"original_removed_at" timestamp with time zone,
 	CONSTRAINT "signing_requests_audit_id_unique" UNIQUE("audit_id"),
 	CONSTRAINT "signing_requests_status_check" CHECK ("documents"."signing_requests"."status" in ('pending', 'signed', 'declined', 'canceled', 'expired'))

@@ -44,6 +44,11 @@ export const ZDocumentStoreEnv = ZBaseEnv.extend(ZDbEnv.shape)
       .int()
       .min(60_000)
       .default(3 * 24 * 60 * 60_000),
+    /**
+     * How long `signing.claim` holds a request for one sign workflow: above the gateway's
+     * SIGN_TIMEOUT_MS (60 s by default) plus a record.
+     */
+    SIGNING_CLAIM_MS: z.coerce.number().int().min(1000).default(120_000),
     /** Reminders per request at most (0: none). */
     SIGNING_REMINDERS_MAX: z.coerce.number().int().min(0).max(10).default(3),
   });

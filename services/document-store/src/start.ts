@@ -115,7 +115,13 @@ export const startDocumentStore = async (
         listHandler({ documents }),
         getHandler({ documents }),
         findByIdempotencyKeyHandler({ documents }),
-        ...signingHandlers({ pool: database.pool, now, reminders, onWritten: outboxRelay.notify }),
+        ...signingHandlers({
+          pool: database.pool,
+          now,
+          reminders,
+          claimMs: config.SIGNING_CLAIM_MS,
+          onWritten: outboxRelay.notify,
+        }),
       ],
       // Postgres being down is a 503 for the client, not a bug.
       { unavailable: databaseUnavailable },

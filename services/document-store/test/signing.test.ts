@@ -5,10 +5,12 @@ import {
   DocumentRecord,
   SigningAttachLink,
   SigningCancel,
+  SigningClaim,
   SigningCreate,
   SigningDecline,
   SigningFindByToken,
   SigningRecordView,
+  SigningRelease,
   SigningResend,
   SigningStatus,
   SigningCompleted,
@@ -437,6 +439,33 @@ describe('completing a request through document.record', () => {
     ]);
     expect(rows).toHaveLength(1);
     expect(await outboxOf(created.sendId, SigningCompleted.subject)).toHaveLength(1);
+  });
+
+  it('lets one submit claim the request before signing; a second is refused until released or lapsed', async () => {
+    const { created, link, record } = await setUp();
+    const claims = await Promise.allSettled([
+      bed.client.request(SigningClaim, { tokenHash: link.tokenHash }),
+      bed.client.request(SigningClaim, { tokenHash: link.tokenHash }),
+    ]);
+    expect(claims.map((c) => c.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const held = claims.find((c) => c.status === 'fulfilled');
+    expect(held?.status === 'fulfilled' ? held.value : undefined).toEqual({
+      sendId: created.sendId,
+      auditId: created.auditId,
+      claimedUntil: '2026-01-05T11:07:00.000Z',
+    });
+    const refused = claims.find((c) => c.status === 'rejected');
+    expect(refused?.status === 'rejected' ? refused.reason : undefined).toMatchObject({ code: 'conflict' });
+
+    // The sign workflow failed: released, the recipient can try again at once.
+    await bed.client.request(SigningRelease, { tokenHash: link.tokenHash });
+    await bed.client.request(SigningClaim, { tokenHash: link.tokenHash });
+    // A claim lapses by itself (a gateway that died mid-sign).
+    clock = new Date('2026-01-05T11:07:00.000Z');
+    await bed.client.request(SigningClaim, { tokenHash: link.tokenHash });
+    await bed.client.request(DocumentRecord, record);
+    const after = await rejection(bed.client.request(SigningClaim, { tokenHash: link.tokenHash }));
+    expect(after).toMatchObject({ code: 'conflict', message: 'the signing request is signed' });
   });
 
   it('refuses a document that is not the request’s own, writing nothing', async () => {

@@ -155,6 +155,11 @@ export const signingRequests = documentsSchema.table(
     requestHash: text('request_hash'),
     reminderCount: integer('reminder_count').notNull().default(0),
     nextReminderAt: timestamptz('next_reminder_at'),
+    /**
+     * Until when a signature is in progress (`signing.claim`): a second submit meanwhile is refused
+     * before the signer runs, so two signers never write the reserved audit ID's object.
+     */
+    claimedUntil: timestamptz('claimed_until'),
     /** When the sweep removed the original from object storage (once the request has ended). */
     originalRemovedAt: timestamptz('original_removed_at'),
   },

@@ -33,6 +33,7 @@ export interface TSigningRequestRow {
   readonly requestHash: string | null;
   readonly reminderCount: number;
   readonly nextReminderAt: Date | null;
+  readonly claimedUntil: Date | null;
 }
 
 /** A new request, as `signing.create` writes it. */
@@ -47,6 +48,7 @@ export type TNewSigningRequest = Omit<
   | 'expiredAt'
   | 'fileHash'
   | 'reminderCount'
+  | 'claimedUntil'
 >;
 
 /** One entry of a request's story (`documents.signing_events`). */
@@ -64,7 +66,8 @@ export const REQUEST_COLUMNS = `
   sent_at as "sentAt", expires_at as "expiresAt", viewed_at as "viewedAt", signed_at as "signedAt",
   declined_at as "declinedAt", decline_reason as "declineReason", canceled_at as "canceledAt",
   expired_at as "expiredAt", file_hash as "fileHash", idempotency_key as "idempotencyKey",
-  request_hash as "requestHash", reminder_count as "reminderCount", next_reminder_at as "nextReminderAt"`;
+  request_hash as "requestHash", reminder_count as "reminderCount", next_reminder_at as "nextReminderAt",
+  claimed_until as "claimedUntil"`;
 
 /** The account already used this Idempotency-Key for a signing request (nothing was written). */
 export class SigningIdempotencyKeyTaken extends Error {

@@ -2,14 +2,17 @@ import { endpoint, type Endpoint } from '@esign/bus';
 import {
   SigningAttachLink,
   SigningCancel,
+  SigningClaim,
   SigningCreate,
   SigningDecline,
   SigningFindByToken,
   SigningRecordView,
+  SigningRelease,
   SigningResend,
   SigningStatus,
 } from '@esign/contracts';
 import { attachSigningLink } from '../domain/signing/attach-signing-link';
+import { claimSigningRequest, releaseSigningRequest } from '../domain/signing/claim-signing-request';
 import { cancelSigningRequest } from '../domain/signing/cancel-signing-request';
 import { createSigningRequest } from '../domain/signing/create-signing-request';
 import { declineSigningRequest } from '../domain/signing/decline-signing-request';
@@ -23,7 +26,9 @@ import type { SigningDeps } from '../domain/signing/signing-deps';
  * The `signing.*` subjects (send for signing). Each is one call into its operation in
  * `src/domain/signing/`; those that write an event wake the outbox relay after their commit.
  */
-export const signingHandlers = (deps: SigningDeps & { onWritten: () => void }): Endpoint[] => {
+export const signingHandlers = (
+  deps: SigningDeps & { onWritten: () => void; claimMs: number },
+): Endpoint[] => {
   const thenWake = <T>(result: T): T => {
     deps.onWritten();
     return result;
@@ -37,5 +42,7 @@ export const signingHandlers = (deps: SigningDeps & { onWritten: () => void }): 
     endpoint(SigningCancel, async (request) => thenWake(await cancelSigningRequest(deps, request))),
     endpoint(SigningResend, async (request) => thenWake(await resendSigningRequest(deps, request))),
     endpoint(SigningStatus, (request) => getSigningStatus(deps, request)),
+    endpoint(SigningClaim, (request) => claimSigningRequest(deps, request)),
+    endpoint(SigningRelease, (request) => releaseSigningRequest(deps, request)),
   ];
 };

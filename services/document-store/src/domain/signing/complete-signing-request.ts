@@ -70,6 +70,7 @@ export const completeSigningRequest = async (options: {
       signed_at: d.signedAt,
       file_hash: d.fileHash,
       next_reminder_at: null,
+      claimed_until: null,
     });
     return true;
   });

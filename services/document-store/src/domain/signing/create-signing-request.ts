@@ -103,6 +103,7 @@ export const createSigningRequest = async (
     idempotencyKey: idempotency?.key ?? null,
     requestHash: idempotency?.requestHash ?? null,
     reminderCount: 0,
+    claimedUntil: null,
     nextReminderAt: reminderDueAt({ sentAt, expiresAt }, 1, deps.reminders),
   };
   try {
