@@ -62,6 +62,20 @@ export const ZRecordDocumentRequest = z.object({
   events: z.array(ZAuditEvent),
   /** The client's Idempotency-Key and the fingerprint of the request it came with (both or neither). */
   idempotency: z.object({ key: ZIdempotencyKey, requestHash: ZSha256Hex }).optional(),
+  /**
+   * The document signs a signing request (send for signing): in the same transaction the request
+   * becomes `signed` (its `signedAt`, `fileHash`), its links die, its audit trail (sent, emailed,
+   * viewed…) is copied at the head of the document's audit log, and `events.signing.completed` is
+   * published. `auditId` and `accountId` must be the request's; `not_found` when the link is unknown
+   * or revoked, `conflict` when the request is no longer pending or has expired (a double submit
+   * records once). `tokenHash` is the SHA-256 hex of the link's token (`ZSigningTokenHash`).
+   */
+  signingRequest: z
+    .object({
+      sendId: z.string().regex(/^send_[A-Za-z0-9]{16,40}$/, 'not a send ID'),
+      tokenHash: ZSha256Hex,
+    })
+    .optional(),
 });
 export type TRecordDocumentRequest = z.infer<typeof ZRecordDocumentRequest>;
 

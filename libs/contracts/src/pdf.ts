@@ -39,6 +39,11 @@ export const ZSignPdfRequest = z.object({
   signer: ZSigner,
   /** When the upload was received, for the audit log. */
   receivedAt: ZIsoTimestamp,
+  /**
+   * The audit ID to give the signed document, when one was reserved before (a signing request's);
+   * otherwise the signer makes a new one.
+   */
+  auditId: ZAuditId.optional(),
 });
 export type TSignPdfRequest = z.infer<typeof ZSignPdfRequest>;
 

@@ -31,6 +31,26 @@ export const ZDocumentStoreEnv = ZBaseEnv.extend(ZDbEnv.shape)
       .default(15 * 60_000),
     /** Signed objects one sweep looks at (the next run continues after the last one). */
     SIGNED_SWEEP_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),
+    /**
+     * How often the signing-request sweep runs (expiry and reminders, `src/sweep/signing-sweep.ts`);
+     * 0 turns it off. One replica sweeps at a time.
+     */
+    SIGNING_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+    /** Requests one sweep expires, and reminders it publishes, at most per run. */
+    SIGNING_SWEEP_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+    /** Time from sending to the first reminder, and between reminders (default 3 days). */
+    SIGNING_REMINDER_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(60_000)
+      .default(3 * 24 * 60 * 60_000),
+    /**
+     * How long `signing.claim` holds a request for one sign workflow: above the gateway's
+     * SIGN_TIMEOUT_MS (60 s by default) plus a record.
+     */
+    SIGNING_CLAIM_MS: z.coerce.number().int().min(1000).default(120_000),
+    /** Reminders per request at most (0: none). */
+    SIGNING_REMINDERS_MAX: z.coerce.number().int().min(0).max(10).default(3),
   });
 export type TDocumentStoreConfig = z.infer<typeof ZDocumentStoreEnv>;
 

@@ -11,10 +11,12 @@ import { findByIdempotencyKeyHandler } from './handlers/find-by-idempotency-key'
 import { getHandler } from './handlers/get';
 import { listHandler } from './handlers/list';
 import { recordHandler } from './handlers/record';
+import { signingHandlers } from './handlers/signing';
 import { createOutboxRepository } from './outbox/outbox-repository';
 import { OUTBOX_EVENTS, publishOutboxBatch } from './outbox/publish-outbox-batch';
 import { startOutboxRelay, type OutboxRelay } from './outbox/start-outbox-relay';
 import { createSignedSweep, startSignedSweep } from './sweep/signed-sweep';
+import { createSigningSweep } from './sweep/signing-sweep';
 
 /** A running document-store. */
 export interface DocumentStore {
@@ -28,11 +30,16 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
 /**
  * Migrate the `documents` schema, make sure the JetStream event stream exists, start the outbox relay
- * and serve `document.record`, `document.list`, `document.get` and `document.find-by-idempotency-key`.
+ * and the sweeps, and serve `document.record`, `document.list`, `document.get`,
+ * `document.find-by-idempotency-key` and the `signing.*` subjects (send for signing).
  */
 export const startDocumentStore = async (
   config: TDocumentStoreConfig,
-  options: { logger?: Logger } = {},
+  options: {
+    logger?: Logger;
+    /** The clock of the signing requests (expiry, views, declines…); tests control it. */
+    now?: () => Date;
+  } = {},
 ): Promise<DocumentStore> => {
   const logger = options.logger ?? createLogger({ service: 'document-store', level: config.LOG_LEVEL });
   const database = createDatabase({
@@ -44,6 +51,9 @@ export const startDocumentStore = async (
   let bus: Bus | undefined;
   let relay: OutboxRelay | undefined;
   let stopSweep: (() => Promise<void>) | undefined;
+  let stopSigningSweep: (() => Promise<void>) | undefined;
+  const now = options.now ?? (() => new Date());
+  const reminders = { intervalMs: config.SIGNING_REMINDER_INTERVAL_MS, max: config.SIGNING_REMINDERS_MAX };
   try {
     await migrateSchema({
       pool: database.pool,
@@ -81,12 +91,37 @@ export const startDocumentStore = async (
           })
         : undefined;
     stopSweep = sweep ? () => sweep.stop() : undefined;
+    // Pending signing requests expire, and their reminders fall due, on the sweep's runs.
+    const signingSweep =
+      config.SIGNING_SWEEP_INTERVAL_MS > 0
+        ? startSignedSweep({
+            sweep: createSigningSweep({
+              pool: database.pool,
+              blob: createBlobStore(blobOptionsFrom(config)),
+              logger,
+              reminders,
+              batch: config.SIGNING_SWEEP_BATCH,
+              onWritten: outboxRelay.notify,
+            }),
+            intervalMs: config.SIGNING_SWEEP_INTERVAL_MS,
+            logger,
+            label: 'signing-request sweep',
+          })
+        : undefined;
+    stopSigningSweep = signingSweep ? () => signingSweep.stop() : undefined;
     await connected.serve(
       [
-        recordHandler({ documents, onRecorded: outboxRelay.notify }),
+        recordHandler({ documents, pool: database.pool, onRecorded: outboxRelay.notify, now }),
         listHandler({ documents }),
         getHandler({ documents }),
         findByIdempotencyKeyHandler({ documents }),
+        ...signingHandlers({
+          pool: database.pool,
+          now,
+          reminders,
+          claimMs: config.SIGNING_CLAIM_MS,
+          onWritten: outboxRelay.notify,
+        }),
       ],
       // Postgres being down is a 503 for the client, not a bug.
       { unavailable: databaseUnavailable },
@@ -102,6 +137,7 @@ export const startDocumentStore = async (
         // Rows written from here on are published by another replica or after the next start.
         await outboxRelay.stop();
         await sweep?.stop();
+        await signingSweep?.stop();
         await connected.drain();
         await database.close();
       },
@@ -109,6 +145,7 @@ export const startDocumentStore = async (
   } catch (err) {
     await relay?.stop();
     await stopSweep?.();
+    await stopSigningSweep?.();
     await bus?.drain().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlobStore } from '@esign/blob';
 import type { BlobStore } from '@esign/blob';
-import { ServiceError } from '@esign/contracts';
+import { newAuditId, ServiceError } from '@esign/contracts';
 import type { TSignPdfRequest } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { makePdf, makePng, startTestS3 } from '@esign/testing';
@@ -77,6 +77,18 @@ describe('sign-pdf handler', () => {
     const stored = await blob.getBuffer(reply.signedKey);
     expect(stored.subarray(0, 5).toString()).toBe('%PDF-');
     expect(stored.length).toBe(reply.size);
+  });
+
+  it('gives the signed document a reserved audit ID when the request carries one', async () => {
+    const key = `uploads/${randomUUID()}`;
+    await blob.put(key, await makePdf());
+    const auditId = newAuditId();
+    const req = { ...(await request(key)), auditId };
+    const reply = await handle(req, ctx);
+    expect(reply.auditId).toBe(auditId);
+    expect(reply.signedKey).toBe(`signed/${req.accountId}/${auditId}.pdf`);
+    // The PDF itself carries it (its signature field is named after the audit ID).
+    expect((await blob.getBuffer(reply.signedKey)).toString('latin1')).toContain(`Signature ${auditId}`);
   });
 });
 

@@ -75,7 +75,7 @@ select id from document`;
  * this audit ID exists; `IdempotencyKeyTaken` (nothing written) when the account used the key before.
  */
 export const insertDocumentRecord = async (
-  pool: pg.Pool,
+  pool: Pick<pg.Pool, 'query'> | pg.PoolClient,
   input: {
     document: TNewDocument;
     auditLog: readonly TStoredAuditEvent[];

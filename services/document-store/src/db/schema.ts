@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
+  boolean,
+  check,
   index,
   bigint,
   integer,
@@ -116,5 +118,116 @@ export const outbox = documentsSchema.table(
   ],
 );
 
-export const schema = { documents, auditEvents, outbox, accountDocumentCounts };
+/**
+ * A request to sign sent by email (send for signing). `audit_id` is reserved at creation: the signed
+ * document carries it. `object_key` is the original (under a prefix the bucket's lifecycle keeps).
+ * Reminders: `reminder_count` sent so far, `next_reminder_at` when the next is due (null: no more).
+ * The original is removed by the sweep once the request has ended (`original_removed_at`).
+ */
+export const signingRequests = documentsSchema.table(
+  'signing_requests',
+  {
+    id: text('id').primaryKey(),
+    accountId: uuid('account_id').notNull(),
+    auditId: text('audit_id').notNull().unique('signing_requests_audit_id_unique'),
+    senderEmail: text('sender_email').notNull(),
+    recipientEmail: text('recipient_email').notNull(),
+    recipientName: text('recipient_name').notNull(),
+    subject: text('subject').notNull(),
+    message: text('message'),
+    fileName: text('file_name').notNull(),
+    objectKey: text('object_key').notNull(),
+    pageCount: integer('page_count'),
+    positions: jsonb('positions').$type<unknown[]>().notNull(),
+    /** pending | signed | declined | canceled | expired */
+    status: text('status').notNull(),
+    sentAt: timestamptz('sent_at').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    viewedAt: timestamptz('viewed_at'),
+    signedAt: timestamptz('signed_at'),
+    declinedAt: timestamptz('declined_at'),
+    declineReason: text('decline_reason'),
+    canceledAt: timestamptz('canceled_at'),
+    expiredAt: timestamptz('expired_at'),
+    /** `sha256:` of the signed document, once signed. */
+    fileHash: text('file_hash'),
+    idempotencyKey: text('idempotency_key'),
+    requestHash: text('request_hash'),
+    reminderCount: integer('reminder_count').notNull().default(0),
+    nextReminderAt: timestamptz('next_reminder_at'),
+    /**
+     * Until when a signature is in progress (`signing.claim`): a second submit meanwhile is refused
+     * before the signer runs, so two signers never write the reserved audit ID's object.
+     */
+    claimedUntil: timestamptz('claimed_until'),
+    /** When the sweep removed the original from object storage (once the request has ended). */
+    originalRemovedAt: timestamptz('original_removed_at'),
+  },
+  (t) => [
+    check(
+      'signing_requests_status_check',
+      sql`${t.status} in ('pending', 'signed', 'declined', 'canceled', 'expired')`,
+    ),
+    uniqueIndex('signing_requests_account_idempotency_key_idx')
+      .on(t.accountId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
+    index('signing_requests_account_sent_at_idx').on(t.accountId, t.sentAt),
+    // The sweep's two questions: which pending requests have expired, which owe a reminder.
+    index('signing_requests_pending_expires_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.status} = 'pending'`),
+    index('signing_requests_original_to_remove_idx')
+      .on(t.id)
+      .where(sql`${t.status} <> 'pending' and ${t.originalRemovedAt} is null`),
+    index('signing_requests_pending_reminder_idx')
+      .on(t.nextReminderAt)
+      .where(sql`${t.status} = 'pending' and ${t.nextReminderAt} is not null`),
+  ],
+);
+
+/** Signing links, as the SHA-256 (hex) of their token only: a token is never stored. */
+export const signingLinks = documentsSchema.table(
+  'signing_links',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    sendId: text('send_id')
+      .notNull()
+      .references(() => signingRequests.id, { onDelete: 'cascade' }),
+    /** The event whose email carried the link. */
+    eventId: uuid('event_id').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  (t) => [index('signing_links_send_id_idx').on(t.sendId)],
+);
+
+/**
+ * A signing request's story (sent, emailed, viewed, reminded, resent, declined, canceled, expired), in
+ * order. When the signed document is recorded these entries head its hash-chained audit log.
+ */
+export const signingEvents = documentsSchema.table(
+  'signing_events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    sendId: text('send_id')
+      .notNull()
+      .references(() => signingRequests.id, { onDelete: 'cascade' }),
+    event: text('event').notNull(),
+    timestamp: timestamptz('timestamp').notNull(),
+    details: jsonb('details').$type<TAuditDetails>().notNull(),
+    /** True for entries a person caused (view, decline): they carry IP and user agent. */
+    byRecipient: boolean('by_recipient').notNull().default(false),
+  },
+  (t) => [index('signing_events_send_id_idx').on(t.sendId, t.id)],
+);
+
+export const schema = {
+  documents,
+  auditEvents,
+  outbox,
+  accountDocumentCounts,
+  signingRequests,
+  signingLinks,
+  signingEvents,
+};
 export type TDocumentsSchema = typeof schema;

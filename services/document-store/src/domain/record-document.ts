@@ -3,9 +3,16 @@ import { DocumentSigned, ServiceError, type TRecordDocumentRequest } from '@esig
 import type { z } from 'zod';
 import { traceCarrier } from '@esign/telemetry';
 import type { DocumentRepository } from '../db/document-repository';
-import { IdempotencyKeyTaken } from '../db/insert-document-record';
+import type pg from 'pg';
+import {
+  IdempotencyKeyTaken,
+  insertDocumentRecord,
+  type TNewDocument,
+  type TOutboxEntry,
+} from '../db/insert-document-record';
 import { chainAuditLog } from './chain-audit-log';
 import { findUnstorableText } from './find-unstorable-text';
+import { completeSigningRequest } from './signing/complete-signing-request';
 
 /** The audit event the store appends once the document is durable. */
 export const RECORDED_EVENT = 'document.recorded';
@@ -18,6 +25,8 @@ export const RECORDED_EVENT = 'document.recorded';
  */
 export const recordDocument = async (options: {
   documents: DocumentRepository;
+  /** For a document that signs a signing request: its transaction spans both. */
+  pool: pg.Pool;
   request: TRecordDocumentRequest;
   now?: Date;
 }): Promise<{ id: string }> => {
@@ -34,62 +43,87 @@ export const recordDocument = async (options: {
   const signedAt = new Date(request.signedAt);
   const recordedAt = options.now ?? new Date();
   // Timestamps are kept to the millisecond in UTC, so the hashed form is exactly the form read back.
-  const auditLog = chainAuditLog(request.auditId, [
+  const drafts = [
     ...request.events.map((e) => ({
       event: e.event,
       timestamp: new Date(e.timestamp).toISOString(),
       details: e.details,
     })),
     { event: RECORDED_EVENT, timestamp: recordedAt.toISOString(), details: { fileHash: request.fileHash } },
-  ]);
-  const recorded = await options.documents
-    .recordDocument({
-      document: {
-        id,
-        accountId: request.accountId,
-        auditId: request.auditId,
-        fileName: request.fileName,
-        signerName: request.signerName,
-        signerEmail: request.signerEmail,
-        ipAddress: request.ipAddress,
-        userAgent: request.userAgent,
-        signedAt,
-        fileHash: request.fileHash,
-        originalHash: request.originalHash,
-        objectKey: request.objectKey,
-        size: request.size,
-        pageCount: request.pageCount,
-        idempotencyKey: request.idempotency?.key,
-        requestHash: request.idempotency?.requestHash,
-      },
-      auditLog,
-      events: [
-        {
-          id: randomUUID(),
-          subject: DocumentSigned.subject,
-          // Built from fields the request schema already checked; the relay checks it again before publishing.
-          payload: {
-            documentId: id,
-            accountId: request.accountId,
-            auditId: request.auditId,
-            fileHash: request.fileHash,
-            signedAt: signedAt.toISOString(),
-          } satisfies z.input<(typeof DocumentSigned)['payload']>,
-          // The event is published later, by the relay; it carries on this request's trace.
-          traceContext: traceCarrier(),
+  ];
+  const document: TNewDocument = {
+    id,
+    accountId: request.accountId,
+    auditId: request.auditId,
+    fileName: request.fileName,
+    signerName: request.signerName,
+    signerEmail: request.signerEmail,
+    ipAddress: request.ipAddress,
+    userAgent: request.userAgent,
+    signedAt,
+    fileHash: request.fileHash,
+    originalHash: request.originalHash,
+    objectKey: request.objectKey,
+    size: request.size,
+    pageCount: request.pageCount,
+    idempotencyKey: request.idempotency?.key,
+    requestHash: request.idempotency?.requestHash,
+  };
+  const signedEvent: TOutboxEntry = {
+    id: randomUUID(),
+    subject: DocumentSigned.subject,
+    // Built from fields the request schema already checked; the relay checks it again before publishing.
+    payload: {
+      documentId: id,
+      accountId: request.accountId,
+      auditId: request.auditId,
+      fileHash: request.fileHash,
+      signedAt: signedAt.toISOString(),
+    } satisfies z.input<(typeof DocumentSigned)['payload']>,
+    // The event is published later, by the relay; it carries on this request's trace.
+    traceContext: traceCarrier(),
+  };
+  const { signingRequest } = request;
+  const write = signingRequest
+    ? completeSigningRequest({
+        pool: options.pool,
+        now: recordedAt,
+        sendId: signingRequest.sendId,
+        tokenHash: signingRequest.tokenHash,
+        document: {
+          accountId: request.accountId,
+          auditId: request.auditId,
+          signedAt,
+          fileHash: request.fileHash,
+          objectKey: request.objectKey,
+          size: request.size,
         },
-      ],
-    })
-    .catch((err: unknown) => {
-      if (err instanceof IdempotencyKeyTaken) {
-        throw new ServiceError(
-          'conflict',
-          'Idempotency-Key: this key was already used for another document of this account',
-          'Idempotency-Key',
-        );
-      }
-      throw err;
-    });
+        // The request's story (sent, emailed, viewed…) heads the document's audit log.
+        write: async (client, { story, events }) => {
+          const auditLog = chainAuditLog(request.auditId, [...story, ...drafts]);
+          const recorded = await insertDocumentRecord(client, {
+            document,
+            auditLog,
+            events: [signedEvent, ...events],
+          });
+          return { auditLog, recorded };
+        },
+      })
+    : options.documents.recordDocument({
+        document,
+        auditLog: chainAuditLog(request.auditId, drafts),
+        events: [signedEvent],
+      });
+  const recorded = await write.catch((err: unknown) => {
+    if (err instanceof IdempotencyKeyTaken) {
+      throw new ServiceError(
+        'conflict',
+        'Idempotency-Key: this key was already used for another document of this account',
+        'Idempotency-Key',
+      );
+    }
+    throw err;
+  });
   if (!recorded) {
     throw new ServiceError(
       'conflict',

@@ -1,5 +1,15 @@
 import type { Bus } from '@esign/bus';
-import { DocumentSigned, type EventContract } from '@esign/contracts';
+import {
+  DocumentSigned,
+  SigningCanceled,
+  SigningCompleted,
+  SigningDeclined,
+  SigningExpired,
+  SigningReminderDue,
+  SigningRequested,
+  SigningViewed,
+  type EventContract,
+} from '@esign/contracts';
 import { inTraceOf, type Logger } from '@esign/telemetry';
 import type { z } from 'zod';
 import type { TBatchOutcome, TOutboxRow } from './outbox-repository';
@@ -7,7 +17,14 @@ import type { TBatchOutcome, TOutboxRow } from './outbox-repository';
 /** The durable events document-store writes through its outbox, by subject. */
 export const OUTBOX_EVENTS: ReadonlyMap<string, EventContract<z.ZodType>> = new Map([
   [DocumentSigned.subject, DocumentSigned],
-]);
+  [SigningRequested.subject, SigningRequested],
+  [SigningReminderDue.subject, SigningReminderDue],
+  [SigningViewed.subject, SigningViewed],
+  [SigningCompleted.subject, SigningCompleted],
+  [SigningDeclined.subject, SigningDeclined],
+  [SigningCanceled.subject, SigningCanceled],
+  [SigningExpired.subject, SigningExpired],
+] as [string, EventContract<z.ZodType>][]);
 
 /**
  * Publish a batch of outbox rows to JetStream, all at once, each with its row id as `Nats-Msg-Id` so

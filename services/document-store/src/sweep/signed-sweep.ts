@@ -98,9 +98,11 @@ export const createSignedSweep = (deps: {
 
 /** Run the sweep every `intervalMs` (first run one interval after the start); `stop` waits for a run. */
 export const startSignedSweep = (options: {
-  sweep: SignedSweep;
+  sweep: { runOnce(): Promise<unknown> };
   intervalMs: number;
   logger: Logger;
+  /** Names the sweep in its log lines. */
+  label?: string;
 }): { stop(): Promise<void> } => {
   let running: Promise<void> | undefined;
   let failing = false;
@@ -109,12 +111,12 @@ export const startSignedSweep = (options: {
     running = options.sweep
       .runOnce()
       .then(() => {
-        if (failing) options.logger.info('signed-object sweep works again');
+        if (failing) options.logger.info(`${options.label ?? 'signed-object sweep'} works again`);
         failing = false;
       })
       .catch((err: unknown) => {
         // Logged once until it works again (storage or the database being away is not news every run).
-        if (!failing) options.logger.warn('signed-object sweep failed', { err });
+        if (!failing) options.logger.warn(`${options.label ?? 'signed-object sweep'} failed`, { err });
         failing = true;
       })
       .finally(() => {

@@ -47,6 +47,8 @@ export const createSignPdfHandler =
         positions: request.positions,
         signer: request.signer,
         receivedAt: request.receivedAt,
+        // A reserved audit ID (a signing request's) when the caller has one.
+        ...(request.auditId === undefined ? {} : { auditId: request.auditId }),
       });
       const signedKey = signedKeyFor(request.accountId, result.auditId);
       await blob.put(signedKey, result.bytes, { contentType: 'application/pdf' });
