@@ -1,4 +1,7 @@
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import type { Agent } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ServiceError } from '@esign/contracts';
 import {
   derElement,
@@ -95,9 +98,7 @@ const parseGeneralizedTime = (text: string): Date => {
 };
 
 /** The TSA certificate's subject from the token's certificates (the one for timeStamping). */
-const authorityOf = (token: Buffer, signedData: DerNode): string | undefined => {
-  const certs = readDerChildren(token, signedData).find((n) => n.tag === 0xa0);
-  if (!certs) return undefined;
+const readAuthority = (token: Buffer, certs: DerNode): string | undefined => {
   const parsed: X509Certificate[] = [];
   for (const node of readDerChildren(token, certs)) {
     if (node.tag !== 0x30) continue;
@@ -109,6 +110,21 @@ const authorityOf = (token: Buffer, signedData: DerNode): string | undefined => 
   }
   const tsa = parsed.find((c) => c.keyUsage?.includes(OID_TIME_STAMPING)) ?? parsed[0];
   return tsa?.subject.replace(/\n/g, ', ');
+};
+
+// A TSA sends the same certificates every time: their subject is read once (a few TSAs, a few entries).
+const authorities = new Map<string, string | undefined>();
+const MAX_AUTHORITIES = 32;
+
+const authorityOf = (token: Buffer, signedData: DerNode): string | undefined => {
+  const certs = readDerChildren(token, signedData).find((n) => n.tag === 0xa0);
+  if (!certs) return undefined;
+  const key = token.toString('base64', certs.start, certs.end);
+  if (authorities.has(key)) return authorities.get(key);
+  const authority = readAuthority(token, certs);
+  if (authorities.size >= MAX_AUTHORITIES) authorities.clear();
+  authorities.set(key, authority);
+  return authority;
 };
 
 /**
@@ -165,12 +181,68 @@ const displayUrl = (url: string): string => {
   return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
 };
 
-const readLimited = async (response: Response, limit: number): Promise<Buffer> => {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > limit) fail(`answer larger than ${limit} bytes`);
-  const body = Buffer.from(await response.arrayBuffer());
-  if (body.length > limit) fail(`answer larger than ${limit} bytes`);
-  return body;
+/** An HTTP answer of a TSA. */
+interface TsaAnswer {
+  readonly status: number;
+  readonly body: Buffer;
+}
+
+const TIMEOUT = 'TSA_TIMEOUT';
+
+/**
+ * POST the query with node:http(s) over kept-alive connections (undici's fetch costs about three
+ * times the CPU per request). The whole exchange, connection included, must finish within
+ * `timeoutMs`; the answer may not exceed `limit` bytes. A kept-alive connection the server closed in
+ * the meantime fails at once (ECONNRESET): that is retried once on a new connection.
+ */
+const post = (
+  url: URL,
+  agent: Agent,
+  query: Buffer,
+  timeoutMs: number,
+  limit: number,
+): Promise<TsaAnswer> => {
+  const deadline = Date.now() + timeoutMs;
+  const attempt = (retry: boolean): Promise<TsaAnswer> =>
+    new Promise<TsaAnswer>((resolve, reject) => {
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const req = send(url, {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/timestamp-query',
+          accept: 'application/timestamp-reply',
+          'content-length': query.length,
+        },
+      });
+      const timer = setTimeout(() => req.destroy(new Error(TIMEOUT)), Math.max(0, deadline - Date.now()));
+      req.on('error', (err) => {
+        clearTimeout(timer);
+        const reset = 'code' in err && err.code === 'ECONNRESET';
+        if (retry && req.reusedSocket && reset && Date.now() < deadline) resolve(attempt(false));
+        else reject(err);
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) req.destroy(new TsaAnswerError(`answer larger than ${limit} bytes`));
+          else chunks.push(chunk);
+        });
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) });
+        });
+        res.on('error', () => undefined);
+        res.on('close', () => {
+          clearTimeout(timer);
+          if (!res.complete) reject(new Error('the connection closed before the answer ended'));
+        });
+      });
+      req.end(query);
+    });
+  return attempt(true);
 };
 
 /**
@@ -180,7 +252,19 @@ const readLimited = async (response: Response, limit: number): Promise<Buffer> =
  * in place of a timestamp.
  */
 export const createTimestamper = (settings: TimestampSettings, log?: TimestampLog) => {
-  const targets = settings.urls.map((url) => ({ url, shown: displayUrl(url) }));
+  // One agent per scheme for the worker's lifetime: connections to a TSA are kept alive between signings.
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, maxSockets: 4 }),
+    https: new HttpsAgent({ keepAlive: true, maxSockets: 4 }),
+  };
+  const targets = settings.urls.map((url) => {
+    const parsed = new URL(url);
+    return {
+      url: parsed,
+      shown: displayUrl(url),
+      agent: parsed.protocol === 'https:' ? agents.https : agents.http,
+    };
+  });
   // The token plus the TimeStampResp around it (status and a few bytes of framing).
   const answerLimit = settings.maxTokenBytes + 1024;
   return async (signatureValue: Buffer): Promise<SignatureTimestamp> => {
@@ -193,17 +277,14 @@ export const createTimestamper = (settings: TimestampSettings, log?: TimestampLo
     for (const target of targets) {
       const attempt = performance.now();
       try {
-        const response = await fetch(target.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' },
-          body: request,
-          signal: AbortSignal.timeout(settings.timeoutMs),
-        });
-        if (!response.ok) {
-          await response.body?.cancel();
-          fail(`HTTP ${response.status}`);
-        }
-        const body = await readLimited(response, answerLimit);
+        const { status, body } = await post(
+          target.url,
+          target.agent,
+          request,
+          settings.timeoutMs,
+          answerLimit,
+        );
+        if (status !== 200) fail(`HTTP ${status}`);
         const { token, time, authority } = readTimestampResponse(body, hash, nonce);
         if (token.length > settings.maxTokenBytes) {
           fail(
@@ -221,10 +302,10 @@ export const createTimestamper = (settings: TimestampSettings, log?: TimestampLo
         const reason =
           err instanceof TsaAnswerError
             ? err.message
-            : err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')
+            : err instanceof Error && err.message === TIMEOUT
               ? `no answer within ${settings.timeoutMs} ms`
               : err instanceof Error
-                ? `${err.name}: ${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}`
+                ? `${err.name}: ${err.message}`
                 : String(err);
         log?.('time-stamping authority did not answer usably', {
           tsa: target.shown,
