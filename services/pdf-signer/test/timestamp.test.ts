@@ -157,6 +157,19 @@ describe('RFC 3161 signature timestamps', () => {
     }
   });
 
+  it('refuses a token larger than the room reserved for it, rather than write a broken signature', async () => {
+    const warnings: string[] = [];
+    const small = await createSigner({
+      warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields ?? {})}`),
+      timestamps: { urls: [tsa.url], timeoutMs: 5_000, maxTokenBytes: 1024 },
+    });
+    await expect(small.sign(input(await makePdf({ pages: 1 }), 'Alice'))).rejects.toMatchObject({
+      code: 'unavailable',
+      message: 'no time-stamping authority answered; retry',
+    });
+    expect(warnings.join('\n')).toMatch(/larger than (1024|TSA_TOKEN_MAX_BYTES)/);
+  });
+
   it('checks what the TSA answers: a token for another imprint or nonce is refused', async () => {
     const hash = sha256(Buffer.from('signature value'));
     const nonce = randomBytes(8);

@@ -25,7 +25,7 @@ export interface SignerOptions {
   /** PEM key and certificate; without them a self-signed development certificate is made up. */
   readonly signing?: SigningMaterial;
   /** Where start-up warnings go (the development certificate is one). */
-  readonly warn?: (message: string) => void;
+  readonly warn?: (message: string, fields?: Record<string, unknown>) => void;
   /** Where the repair fallback says what it did (reason, outcome, time; never user data). */
   readonly info?: RepairLog;
   /** `signing` is a development certificate made up elsewhere (the pool makes one for all its workers). */
