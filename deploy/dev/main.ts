@@ -1,6 +1,7 @@
 /**
  * `pnpm dev`: the whole stack on a laptop without Docker. NATS from NATS_URL or nats-server on PATH,
- * Postgres from DATABASE_URL or embedded, an embedded S3-protocol server; then every service as its own
+ * Postgres from DATABASE_URL or embedded, an embedded S3-protocol server, a local time-stamping
+ * authority (openssl, unless TSA_URLS is set); then every service as its own
  * process, logs merged and readable. Ctrl-C stops everything.
  */
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import {
   startServices,
   type ServiceName,
 } from '@esign/stack';
-import { startSmtpCapture, type SmtpCapture } from '@esign/testing';
+import { startSmtpCapture, startTestTsa, type SmtpCapture, type TestTsa } from '@esign/testing';
 import { describeCapturedMail } from './describe-mail';
 import { formatLogLine } from './format-log';
 
@@ -32,6 +33,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 let infra: Awaited<ReturnType<typeof startEmbeddedInfra>> | undefined;
 let stack: Awaited<ReturnType<typeof startServices>> | undefined;
 let mail: SmtpCapture | undefined;
+let tsa: TestTsa | undefined;
 let stopping = false;
 
 const stop = async (code: number) => {
@@ -40,6 +42,7 @@ const stop = async (code: number) => {
   log('\nstopping services…');
   await stack?.stop();
   await mail?.stop();
+  await tsa?.stop();
   await infra?.stop();
   log('stopped.');
   process.exit(code);
@@ -72,10 +75,17 @@ try {
     },
   });
   log(`started SMTP catcher on 127.0.0.1:${mail.port} (messages in ${mailDir})`);
+  // Every signature gets an RFC 3161 timestamp: from the TSAs in TSA_URLS when set, else from a local
+  // TSA (openssl ts -reply, throwaway certificate made now) so that no signing needs the internet.
+  if (!env.TSA_URLS) {
+    tsa = await startTestTsa();
+    log(`started local time-stamping authority on ${tsa.url} (openssl ts, throwaway certificate)`);
+  }
   stack = await startServices({
     services: [...SERVICE_NAMES, 'mailer'],
     serviceEnv: {
       mailer: { SMTP_HOST: mail.host, SMTP_PORT: String(mail.port), SMTP_TLS: 'none' },
+      'pdf-signer': { TSA_URLS: env.TSA_URLS ?? tsa?.url ?? '' },
     },
     natsUrl: infra.natsUrl,
     databaseUrl: infra.databaseUrl,
@@ -116,6 +126,7 @@ try {
   else console.error('\nCould not start the stack:', err instanceof Error ? err.message : err, '\n');
   await stack?.stop();
   await mail?.stop();
+  await tsa?.stop();
   await infra?.stop();
   process.exit(1);
 }

@@ -104,6 +104,17 @@ describe('pnpm dev', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-audit-id')).toMatch(/^ESG-/);
+    // Timestamped by the local TSA pnpm dev starts (openssl ts), as the audit log shows.
+    expect(output).toContain('started local time-stamping authority');
+    const record = await fetch(
+      `http://127.0.0.1:${port}/api/v1/documents/${res.headers.get('x-audit-id') ?? ''}`,
+      { headers: { Authorization: `Bearer ${key}` } },
+    );
+    const { auditLog } = (await record.json()) as {
+      auditLog: { event: string; details?: Record<string, unknown> }[];
+    };
+    const sealed = auditLog.find((e) => e.event === 'document.sealed');
+    expect(String(sealed?.details?.timestampAuthority)).toContain('CN=esign test TSA');
 
     const revoked = run(['services/key/src/cli.ts', 'keys', 'revoke', key]);
     expect(revoked.status).toBe(0);

@@ -152,6 +152,12 @@ describe('POST /api/v1/sign', () => {
       'document.recorded',
     ]);
     for (const e of doc.auditLog) expect(e.timestamp).toMatch(ISO_UTC);
+    // The signature's RFC 3161 timestamp (from the stack's local openssl TSA) is in the audit log.
+    const sealed = (doc.auditLog as { event: string; details?: Record<string, unknown> }[]).find(
+      (e) => e.event === 'document.sealed',
+    );
+    expect(String(sealed?.details?.timestampAuthority)).toContain('CN=esign test TSA');
+    expect(String(sealed?.details?.timestampTime)).toMatch(ISO_UTC);
   });
 
   it('places several signatures on one or several pages from positions, ignoring x, y, page and width', async () => {

@@ -62,6 +62,8 @@ export const ZSignPdfReply = z.object({
   pageCount: z.number().int().positive(),
   /** What the signer did, in order, for the audit log. */
   events: z.array(ZAuditEvent),
+  /** The RFC 3161 timestamp embedded in the signature: the TSA's time and name (absent when off). */
+  timestamp: z.object({ time: ZIsoTimestamp, authority: z.string() }).optional(),
 });
 export type TSignPdfReply = z.infer<typeof ZSignPdfReply>;
 

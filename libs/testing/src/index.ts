@@ -2,3 +2,4 @@ export * from './infra';
 export * from './fixtures';
 export * from './s3-server';
 export * from './smtp-capture';
+export * from './test-tsa';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@esign/config';
 import { availableParallelism } from 'node:os';
-import { loadPdfSignerConfig, readSigningMaterial, signWorkerCount } from './config';
+import { loadPdfSignerConfig, readSigningMaterial, signWorkerCount, timestampSettings } from './config';
 
 describe('pdf-signer config', () => {
   it('defaults MAX_FILE_BYTES to 25 MiB and signs with the development certificate when no key is set', () => {
@@ -25,6 +25,29 @@ describe('pdf-signer config', () => {
     expect(signWorkerCount(loadPdfSignerConfig({ SIGN_WORKERS: '1', MAX_CONCURRENT_SIGNS: '8' }))).toBe(1);
     expect(() => loadPdfSignerConfig({ SIGN_JOB_BUDGET_MS: '10' })).toThrow(/SIGN_JOB_BUDGET_MS/);
     expect(() => loadPdfSignerConfig({ SIGN_WORKERS: '0' })).toThrow(/SIGN_WORKERS/);
+  });
+
+  it('timestamps with TSA_URLS in order, off when empty except in production, where they are required', () => {
+    expect(timestampSettings(loadPdfSignerConfig({}))).toBeUndefined();
+    expect(timestampSettings(loadPdfSignerConfig({ TSA_URLS: ' , ' }))).toBeUndefined();
+    expect(
+      timestampSettings(
+        loadPdfSignerConfig({ TSA_URLS: 'http://timestamp.digicert.com, https://freetsa.org/tsr' }),
+      ),
+    ).toEqual({
+      urls: ['http://timestamp.digicert.com', 'https://freetsa.org/tsr'],
+      timeoutMs: 5_000,
+      maxTokenBytes: 12_288,
+    });
+    expect(() => loadPdfSignerConfig({ NODE_ENV: 'production' })).toThrow(/TSA_URLS: required in production/);
+    expect(
+      loadPdfSignerConfig({ NODE_ENV: 'production', TSA_URLS: 'http://timestamp.sectigo.com' }).TSA_URLS,
+    ).toEqual(['http://timestamp.sectigo.com']);
+    expect(() => loadPdfSignerConfig({ TSA_URLS: 'ftp://tsa.example' })).toThrow(/TSA_URLS/);
+    // Three TSAs of 5 s each may take 15 s: half of the 30 s job budget is the most they may use.
+    expect(() =>
+      loadPdfSignerConfig({ TSA_URLS: 'http://a.example,http://b.example,http://c.example' }),
+    ).toThrow(/TSA_TIMEOUT_MS/);
   });
 
   it('wants a key and its certificate together', () => {

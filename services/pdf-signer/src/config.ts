@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { loadConfig, ZBaseEnv, ZBlobEnv } from '@esign/config';
 import type { SigningMaterial } from './domain/load-signing-identity';
+import type { TimestampSettings } from './domain/request-timestamp';
 
 /** Environment of the pdf-signer service. */
 export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
@@ -38,8 +39,49 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
     SIGN_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
     SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(256),
+    /**
+     * RFC 3161 time-stamping authorities, comma-separated, tried in order for every signature
+     * (PAdES B-T). Empty: signatures carry no timestamp, for tests of other things only (a warning at
+     * start-up); refused when NODE_ENV=production. `pnpm dev` and the test stacks run a local TSA.
+     */
+    TSA_URLS: z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((url) => url.trim())
+          .filter((url) => url !== ''),
+      )
+      .pipe(
+        z.array(
+          z
+            .string()
+            .url()
+            .regex(/^https?:\/\//, 'an http(s) URL'),
+        ),
+      ),
+    /** Longest one TSA may take to answer (ms) before the next is tried. */
+    TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+    /** Largest timestamp token accepted; the signature placeholder reserves this much room for it. */
+    TSA_TOKEN_MAX_BYTES: z.coerce.number().int().min(1024).max(65_536).default(12_288),
   })
   .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && env.TSA_URLS.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TSA_URLS'],
+        message: 'required in production: every signature carries an RFC 3161 timestamp',
+      });
+    }
+    // Every TSA may use its whole timeout, and the signing itself needs time too.
+    if (env.TSA_URLS.length * env.TSA_TIMEOUT_MS >= env.SIGN_JOB_BUDGET_MS / 2) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TSA_TIMEOUT_MS'],
+        message: 'TSA_TIMEOUT_MS × the number of TSA_URLS must stay below half of SIGN_JOB_BUDGET_MS',
+      });
+    }
     const key = env.SIGNING_KEY_PEM ?? env.SIGNING_KEY_FILE;
     const cert = env.SIGNING_CERT_PEM ?? env.SIGNING_CERT_FILE;
     if ((key === undefined) !== (cert === undefined)) {
@@ -90,3 +132,9 @@ export const readSigningMaterial = (config: TPdfSignerEnv): SigningMaterial | un
   if (!keyPem || !certPem) return undefined;
   return { keyPem, certPem, keyPassphrase: config.SIGNING_KEY_PASSPHRASE };
 };
+
+/** The TSAs from the configuration; undefined when time-stamping is off (TSA_URLS empty). */
+export const timestampSettings = (config: TPdfSignerEnv): TimestampSettings | undefined =>
+  config.TSA_URLS.length === 0
+    ? undefined
+    : { urls: config.TSA_URLS, timeoutMs: config.TSA_TIMEOUT_MS, maxTokenBytes: config.TSA_TOKEN_MAX_BYTES };

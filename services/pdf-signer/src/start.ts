@@ -3,7 +3,7 @@ import { busOptionsFrom, connectBus, endpoint } from '@esign/bus';
 import { PdfSign } from '@esign/contracts';
 import { createLogger, startHealthServer } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
-import { readSigningMaterial, signWorkerCount } from './config';
+import { readSigningMaterial, signWorkerCount, timestampSettings } from './config';
 import type { TPdfSignerEnv } from './config';
 import { createSignPdfHandler } from './handlers/sign-pdf';
 import { startSignPool } from './workers/start-sign-pool';
@@ -35,6 +35,7 @@ export const startPdfSigner = async (
     jobBudgetMs: config.SIGN_JOB_BUDGET_MS,
     workerHeapMb: config.SIGN_WORKER_HEAP_MB,
     signing: readSigningMaterial(config),
+    timestamps: timestampSettings(config),
     logger,
   });
   const blob = createBlobStore(blobOptionsFrom(config));
@@ -54,6 +55,7 @@ export const startPdfSigner = async (
     certificate: signer.certificateFingerprint,
     signWorkers: signWorkerCount(config),
     developmentCertificate: signer.developmentCertificate,
+    timestampAuthorities: config.TSA_URLS.length,
   });
   return {
     logger,

@@ -25,7 +25,19 @@ export interface AuditFacts {
   /** Pages of the original document (the audit page comes after them). */
   readonly originalPageCount: number;
   readonly certificate: { readonly subject: string; readonly fingerprint256: string };
+  /**
+   * Whether the signature gets an RFC 3161 timestamp. Its time and authority cannot be printed: the
+   * page and metadata are signed, and the timestamp is made over that signature, after them.
+   */
+  readonly timestamped: boolean;
 }
+
+/** What the audit page and metadata say about the signature timestamp. */
+export const timestampStatement = (timestamped: boolean): string =>
+  timestamped
+    ? 'RFC 3161 token from a time-stamping authority, embedded in the digital signature ' +
+      '(its time and authority: pdfsig, or the event document.sealed of the audit log)'
+    : 'none (time-stamping was turned off on the signing server)';
 
 /** A4 portrait, whatever the document's page size: one predictable layout for every audit page. */
 export const AUDIT_PAGE_SIZE: readonly [number, number] = [595.28, 841.89];
@@ -235,6 +247,7 @@ export const addAuditPage = (options: {
   );
   field('Signing certificate', facts.certificate.subject.replace(/\n/g, ', '), true);
   field('Certificate SHA-256 fingerprint', facts.certificate.fingerprint256, true);
+  field('Signature timestamp', timestampStatement(facts.timestamped), true);
 
   y -= 6;
   content.push('0 0 0 rg');

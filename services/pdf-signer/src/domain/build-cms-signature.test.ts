@@ -72,7 +72,7 @@ describe('buildCmsSignature', () => {
     expect(identity.subject).toContain(DEVELOPMENT_CERT_CN);
     expect(warnings.join()).toContain('development certificate');
     const content = Buffer.from('the bytes a PDF /ByteRange covers');
-    const cms = buildCmsSignature({
+    const cms = await buildCmsSignature({
       identity,
       digest: createHash('sha256').update(content).digest(),
       signingTime: new Date(),
@@ -86,7 +86,7 @@ describe('buildCmsSignature', () => {
     const identity = loadSigningIdentity(material);
     expect(identity.development).toBe(false);
     const content = Buffer.from('sealed content');
-    const cms = buildCmsSignature({
+    const cms = await buildCmsSignature({
       identity,
       digest: createHash('sha256').update(content).digest(),
       signingTime: new Date(),

@@ -10,6 +10,7 @@ import {
   derTime,
 } from './der';
 import type { SigningIdentity } from './load-signing-identity';
+import { timestampAttribute } from './request-timestamp';
 
 const OID_DATA = '1.2.840.113549.1.7.1';
 const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';
@@ -34,14 +35,18 @@ const attribute = (oid: Buffer, value: Buffer) => derSequence(oid, derSetOf(valu
 /**
  * A detached CMS SignedData (RFC 5652) over a SHA-256 digest, as PDF's adbe.pkcs7.detached wants:
  * signed attributes contentType, signingTime, messageDigest and signingCertificateV2 (which binds the
- * certificate to the signature), signed with the identity's key by Node's crypto.
+ * certificate to the signature), signed with the identity's key by Node's crypto. With `timestamp`, the
+ * signature value is sent to it and the RFC 3161 token it answers becomes the unsigned attribute
+ * id-aa-signatureTimeStampToken (PAdES B-T).
  */
-export const buildCmsSignature = (options: {
+export const buildCmsSignature = async (options: {
   identity: SigningIdentity;
   /** SHA-256 of the signed content (for a PDF: the bytes its /ByteRange names). */
   digest: Buffer;
   signingTime: Date;
-}): Buffer => {
+  /** A TimeStampToken (DER) over the signature value. */
+  timestamp?: (signatureValue: Buffer) => Promise<Buffer>;
+}): Promise<Buffer> => {
   const { identity, digest, signingTime } = options;
   const attributes = [
     attribute(CONTENT_TYPE, DATA),
@@ -55,6 +60,7 @@ export const buildCmsSignature = (options: {
   ].sort((a, b) => Buffer.compare(a, b));
   // The signature covers the attributes encoded as a SET OF; in SignerInfo they are [0] IMPLICIT.
   const signature = sign('sha256', derElement(0x31, ...attributes), identity.privateKey);
+  const token = options.timestamp ? await options.timestamp(signature) : undefined;
   const signerInfo = derSequence(
     VERSION_1,
     identity.issuerAndSerialNumber,
@@ -62,6 +68,8 @@ export const buildCmsSignature = (options: {
     derContext(0, ...attributes),
     identity.signatureAlgorithm,
     derOctetString(signature),
+    // unsignedAttrs [1] IMPLICIT SET OF Attribute.
+    ...(token ? [derContext(1, timestampAttribute(token))] : []),
   );
   const signedData = derSequence(
     VERSION_1,

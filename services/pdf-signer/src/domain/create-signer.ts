@@ -14,6 +14,8 @@ import { countSignatures, prepareIncrementalUpdate } from './incremental-update'
 import { mendDocument } from './mend-document';
 import { createDocumentFonts } from './page-content';
 import { isQpdfAvailable } from './repair-pdf';
+import { createTimestamper } from './request-timestamp';
+import type { SignatureTimestamp, TimestampSettings } from './request-timestamp';
 import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './seal-pdf';
 import { checkPositions, prepareSignature, stampSignatures } from './stamp-signatures';
 import { writeAuditMetadata } from './write-audit-metadata';
@@ -23,11 +25,16 @@ export interface SignerOptions {
   /** PEM key and certificate; without them a self-signed development certificate is made up. */
   readonly signing?: SigningMaterial;
   /** Where start-up warnings go (the development certificate is one). */
-  readonly warn?: (message: string) => void;
+  readonly warn?: (message: string, fields?: Record<string, unknown>) => void;
   /** Where the repair fallback says what it did (reason, outcome, time; never user data). */
   readonly info?: RepairLog;
   /** `signing` is a development certificate made up elsewhere (the pool makes one for all its workers). */
   readonly development?: boolean;
+  /**
+   * The TSAs that timestamp every signature (PAdES B-T). Without them (or with no URL) signatures
+   * carry no timestamp: for tests of other things only.
+   */
+  readonly timestamps?: TimestampSettings;
 }
 
 /** One document to sign: the original bytes and what the signer did. */
@@ -59,6 +66,8 @@ export interface SignResult {
   readonly pageCount: number;
   /** document.uploaded, signature.applied, document.sealed, in that order. */
   readonly events: TAuditEvent[];
+  /** The signature's RFC 3161 timestamp (absent when time-stamping is off). */
+  readonly timestamp?: Omit<SignatureTimestamp, 'token'>;
 }
 
 /** Signs documents in-process: the same code the `pdf.sign` handler runs. */
@@ -89,7 +98,10 @@ const sha256 = async (bytes: Buffer): Promise<string> => {
 export const createSigner = async (options: SignerOptions = {}): Promise<Signer> => {
   const identity = loadSigningIdentity(options.signing, options.warn, options.development);
   const library = await loadFontLibrary();
-  const placeholderBytes = signaturePlaceholderBytes(identity);
+  const timestamps =
+    options.timestamps && options.timestamps.urls.length > 0 ? options.timestamps : undefined;
+  const requestTimestamp = timestamps && createTimestamper(timestamps, options.warn);
+  const placeholderBytes = await signaturePlaceholderBytes(identity, timestamps?.maxTokenBytes);
   const certificateSubject = identity.subject;
   if (!(await isQpdfAvailable())) {
     options.warn?.(
@@ -153,10 +165,13 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
       signedPages,
       originalPageCount,
       certificate: { subject: certificateSubject, fingerprint256: identity.fingerprint256 },
+      timestamped: requestTimestamp !== undefined,
     };
     const auditPage = addAuditPage({ doc, facts, library, fonts });
     writeAuditMetadata(doc, facts);
     await fonts.finish();
+    // Set by the timestamp request, which runs inside sealPdf once the signature value exists.
+    const stamped: { value?: SignatureTimestamp } = {};
     const sealed = await sealPdf({
       doc,
       page: auditPage,
@@ -168,9 +183,16 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
       contactInfo: input.signer.email,
       fieldName: `Signature ${auditId}`,
       base,
+      timestamp: requestTimestamp
+        ? async (signatureValue) => {
+            stamped.value = await requestTimestamp(signatureValue);
+            return stamped.value.token;
+          }
+        : undefined,
     });
     const { file: bytes, sha256: fileHash } = sealed;
     const pageCount = originalPageCount + 1;
+    const timestamp = stamped.value;
     return {
       bytes,
       auditId,
@@ -203,6 +225,14 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
             pageCount,
             // Earlier digital signatures kept intact (the document was sealed as an incremental update).
             priorSignatures,
+            // The RFC 3161 timestamp embedded in the signature: the TSA's time and who it is.
+            ...(timestamp
+              ? {
+                  timestampTime: timestamp.time,
+                  timestampAuthority: timestamp.authority,
+                  timestampUrl: timestamp.url,
+                }
+              : {}),
             // Rewritten by qpdf first (decrypted or reconstructed); earlier signatures then no longer verify.
             ...(repaired
               ? { repaired: true, repairReason: repaired, invalidatedSignatures: signatures }
@@ -210,6 +240,16 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
           },
         },
       ],
+      ...(timestamp
+        ? {
+            timestamp: {
+              time: timestamp.time,
+              authority: timestamp.authority,
+              url: timestamp.url,
+              tsaMs: timestamp.tsaMs,
+            },
+          }
+        : {}),
     };
   };
 

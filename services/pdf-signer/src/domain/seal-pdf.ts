@@ -10,9 +10,23 @@ import { pdfText, toPdfDate } from './write-audit-metadata';
 /** The PDF signature format this service writes. */
 export const SIGNATURE_SUBFILTER = 'adbe.pkcs7.detached';
 
-/** Bytes reserved for the CMS signature in /Contents: measured once per identity, plus room for variance. */
-export const signaturePlaceholderBytes = (identity: SigningIdentity): number =>
-  buildCmsSignature({ identity, digest: Buffer.alloc(32), signingTime: new Date() }).length + 256;
+/**
+ * Bytes reserved for the CMS signature in /Contents: measured once per identity, plus room for
+ * variance, plus `timestampBytes` for the RFC 3161 token when timestamps are on (measured with a
+ * token of that size, so that its attribute framing is counted too).
+ */
+export const signaturePlaceholderBytes = async (
+  identity: SigningIdentity,
+  timestampBytes = 0,
+): Promise<number> => {
+  const cms = await buildCmsSignature({
+    identity,
+    digest: Buffer.alloc(32),
+    signingTime: new Date(),
+    ...(timestampBytes > 0 ? { timestamp: () => Promise.resolve(Buffer.alloc(timestampBytes)) } : {}),
+  });
+  return cms.length + 256;
+};
 
 /** The sealed file and its SHA-256 (computed while signing, without another pass over the bytes). */
 export interface SealedPdf {
@@ -39,6 +53,8 @@ export const sealPdf = async (options: {
   fieldName: string;
   /** The original of a document that is already signed: seal it as an incremental update. */
   base?: UpdateBase;
+  /** Asks a TSA for a TimeStampToken over the CMS signature value (PAdES B-T). */
+  timestamp?: (signatureValue: Buffer) => Promise<Buffer>;
 }): Promise<SealedPdf> => {
   const { doc, page, identity, placeholderBytes, signedAt } = options;
   const { context } = doc;
@@ -102,7 +118,12 @@ export const sealPdf = async (options: {
   const contentsEnd = contentsStart + placeholder.length;
   const covered = createHash('sha256').update(file.subarray(0, contentsStart));
   const digest = covered.copy().update(file.subarray(contentsEnd)).digest();
-  const cms = buildCmsSignature({ identity, digest, signingTime: new Date(signedAt) });
+  const cms = await buildCmsSignature({
+    identity,
+    digest,
+    signingTime: new Date(signedAt),
+    timestamp: options.timestamp,
+  });
   if (cms.length > placeholderBytes) throw new Error('CMS signature does not fit its placeholder');
   file.write(cms.toString('hex'), contentsStart + 1, 'latin1');
   const sha256 = covered.update(file.subarray(contentsStart)).digest('hex');

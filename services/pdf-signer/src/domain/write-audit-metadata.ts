@@ -1,5 +1,6 @@
 import { PDFDict, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import type { PDFDocument } from 'pdf-lib';
+import { timestampStatement } from './add-audit-page';
 import type { AuditFacts } from './add-audit-page';
 
 /** XMP namespace of the audit fields (prefix `esign`). */
@@ -44,6 +45,7 @@ const auditEntries = (facts: AuditFacts): [string, string][] => [
   ['OriginalFileName', facts.fileName],
   ['SignatureCount', String(facts.signatureCount)],
   ['SignedPages', facts.signedPages.join(',')],
+  ['SignatureTimestamp', timestampStatement(facts.timestamped)],
 ];
 
 /** The XMP packet (UTF-8) with the usual Dublin Core/XMP/PDF fields and the audit fields. */

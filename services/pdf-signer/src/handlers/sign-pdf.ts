@@ -57,6 +57,8 @@ export const createSignPdfHandler =
         pages: result.pageCount,
         bytes: result.bytes.length,
         kind: request.kind,
+        // Round trip to the time-stamping authority, inside the signing time.
+        ...(result.timestamp ? { tsaMs: result.timestamp.tsaMs, tsa: result.timestamp.url } : {}),
       });
       return {
         auditId: result.auditId,
@@ -68,6 +70,9 @@ export const createSignPdfHandler =
         size: result.bytes.length,
         pageCount: result.pageCount,
         events: result.events,
+        ...(result.timestamp
+          ? { timestamp: { time: result.timestamp.time, authority: result.timestamp.authority } }
+          : {}),
       };
     } finally {
       await blob.remove(request.uploadKey).catch((err: unknown) => {

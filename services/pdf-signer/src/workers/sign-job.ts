@@ -1,12 +1,15 @@
 import type { TErrorCode } from '@esign/contracts';
 import type { SignInput, SignResult } from '../domain/create-signer';
 import type { SigningMaterial } from '../domain/load-signing-identity';
+import type { TimestampSettings } from '../domain/request-timestamp';
 
 /** What a signing worker is started with (its `workerData`). */
 export interface SignWorkerSetup {
   readonly signing: SigningMaterial;
   /** True when `signing` is the development certificate made up at start-up. */
   readonly development: boolean;
+  /** The TSAs each signature is timestamped by (the worker asks them itself). */
+  readonly timestamps?: TimestampSettings;
 }
 
 /** A document to sign, sent to a worker; `bytes` is transferred, not copied. */

@@ -27,6 +27,7 @@ const log = (level: 'info' | 'warn') => (message: string, fields?: Record<string
 const signer = await createSigner({
   signing: setup.signing,
   development: setup.development,
+  timestamps: setup.timestamps,
   info: log('info'),
   warn: log('warn'),
 });

@@ -8,6 +8,7 @@ import type { Logger } from '@esign/telemetry';
 import type { SignInput, SignResult, Signer } from '../domain/create-signer';
 import { generateDevelopmentMaterial, loadSigningIdentity } from '../domain/load-signing-identity';
 import type { SigningMaterial } from '../domain/load-signing-identity';
+import type { TimestampSettings } from '../domain/request-timestamp';
 import { transferableBytes } from './sign-job';
 import type {
   SignJob,
@@ -28,6 +29,8 @@ export interface SignPoolOptions {
   readonly workerHeapMb: number;
   /** PEM key and certificate; without them one development certificate is made up for every worker. */
   readonly signing?: SigningMaterial;
+  /** The TSAs every signature is timestamped by; without them, signatures carry no timestamp. */
+  readonly timestamps?: TimestampSettings;
   readonly logger: Logger;
 }
 
@@ -123,7 +126,13 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
         'certificate generated at start-up. Configure a real key and certificate in production.',
     );
   }
-  const setup: SignWorkerSetup = { signing, development };
+  if (!options.timestamps) {
+    logger.warn(
+      "No TSA_URLS configured: signatures carry no RFC 3161 timestamp (their time is only this server's " +
+        'clock). For tests of other things only; configure time-stamping authorities in production.',
+    );
+  }
+  const setup: SignWorkerSetup = { signing, development, timestamps: options.timestamps };
   const { source, eval: evalSource } = workerSource();
 
   const slots = new Set<Slot>();
