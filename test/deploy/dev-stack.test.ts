@@ -5,8 +5,8 @@ import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectBus, endpoint } from '@esign/bus';
-import { SigningAttachLink, SigningRequested } from '@esign/contracts';
+import { connectBus } from '@esign/bus';
+import { SigningCreate } from '@esign/contracts';
 import { freePort, REPO_ROOT } from '@esign/stack';
 import { createLogger } from '@esign/telemetry';
 import { makePdf, testNatsUrl, uniqueBusPrefix } from '@esign/testing';
@@ -128,37 +128,24 @@ describe('pnpm dev', () => {
   it('runs the mailer against a local SMTP catcher: every email an .eml file, signing links printed', async () => {
     const bus = await connectBus({
       url: env.NATS_URL ?? '',
-      name: 'document-store',
+      name: 'dev-stack-test',
       prefix: env.BUS_PREFIX ?? '',
       logger: createLogger({ service: 'test', level: 'error' }),
       timeoutMs: 5000,
     });
     try {
-      // Stand-in for document-store's side of the link (not built yet): it accepts the token's hash.
-      const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-      await bus.serve([
-        endpoint(SigningAttachLink, (request) => Promise.resolve({ sendId: request.sendId, expiresAt })),
-      ]);
-      const eventId = randomUUID();
-      await bus.publish(
-        SigningRequested,
-        {
-          eventId,
-          sendId: 'send_devstack0000000000000001',
-          auditId: 'ESG-DEVS-TACK-0001',
-          accountId: randomUUID(),
-          senderEmail: 'dev@example.com',
-          recipientEmail: 'signer@example.com',
-          recipientName: 'Signer',
-          fileName: 'dev.pdf',
-          subject: 'Please sign: dev.pdf',
-          message: null,
-          expiresAt,
-          requestedAt: new Date().toISOString(),
-          resend: false,
-        },
-        { msgId: eventId },
-      );
+      // A signing request made in document-store (as POST /api/v1/send will): its outbox publishes
+      // events.signing.requested, the mailer attaches a link (only its hash goes back) and sends it.
+      const accountId = randomUUID();
+      await bus.request(SigningCreate, {
+        accountId,
+        senderEmail: 'dev@example.com',
+        recipientEmail: 'signer@example.com',
+        recipientName: 'Signer',
+        fileName: 'dev.pdf',
+        objectKey: `pending/${accountId}/${randomUUID()}.pdf`,
+        positions: [{ x: 10, y: 80, page: 0, width: 25 }],
+      });
       const deadline = Date.now() + 30_000;
       while (!/signing link\s+url=http:\/\/localhost:\d+\/s\/[A-Za-z0-9_-]{43}/.test(output)) {
         if (Date.now() > deadline) throw new Error(`no signing link printed:\n${output}`);
