@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, isListening, startEmbeddedInfra, type EmbeddedInfra } from '@esign/stack';
@@ -130,6 +130,8 @@ export interface ChaosInfra {
 /** Infrastructure for one scenario; `embeddedPostgres` when the scenario restarts Postgres. */
 export const startChaosInfra = async (options: { embeddedPostgres: boolean }): Promise<ChaosInfra> => {
   const dir = await mkdtemp(join(tmpdir(), 'esign-chaos-'));
+  // As root, embedded Postgres runs as the `postgres` user, who must be able to reach its folder.
+  await chmod(dir, 0o755);
   const nats = await startOwnNats(dir);
   const s3 = await startOwnS3(dir);
   const postgres = options.embeddedPostgres
