@@ -207,7 +207,8 @@ export const runScenario = async (
       },
       onLine: (service, line) => {
         if (process.env.CHAOS_LOGS) log(`${service} | ${line}`);
-        if (/"level":(50|60)|unhandled|uncaught/i.test(line)) serviceExits.push(`${service}: ${line.slice(0, 300)}`);
+        if (/"level":(50|60)|unhandled|uncaught/i.test(line))
+          serviceExits.push(`${service}: ${line.slice(0, 300)}`);
       },
     });
     const running = stack;
@@ -315,7 +316,9 @@ export const runScenario = async (
     for (const ok of replays) {
       const again = await signOnce(ok.key);
       if (again.status !== 200 || again.auditId !== ok.auditId)
-        problems.push(`replay of ${ok.key} answered ${again.status} ${again.auditId ?? ''}, not ${ok.auditId ?? ''}`);
+        problems.push(
+          `replay of ${ok.key} answered ${again.status} ${again.auditId ?? ''}, not ${ok.auditId ?? ''}`,
+        );
     }
 
     // Let the outbox drain and the sweep pass the grace period.
@@ -325,7 +328,13 @@ export const runScenario = async (
     const db = new pg.Client({ connectionString: infra.postgres.url });
     await db.connect();
     const records = (
-      await db.query<{ id: string; audit_id: string; file_hash: string; object_key: string; idempotency_key: string | null }>(
+      await db.query<{
+        id: string;
+        audit_id: string;
+        file_hash: string;
+        object_key: string;
+        idempotency_key: string | null;
+      }>(
         'select id, audit_id, file_hash, object_key, idempotency_key from documents.documents where account_id = $1',
         [accountId],
       )
@@ -372,9 +381,12 @@ export const runScenario = async (
       if (!r) return problems.push(`${what} ${a.key}: no record for audit ID ${a.auditId ?? '(none)'}`);
       const hex = (h: string | undefined) => h?.replace(/^sha256:/, '');
       if (hex(r.file_hash) !== a.bodyHash || hex(a.fileHash) !== a.bodyHash)
-        problems.push(`${what} ${a.key}: fileHash ${r.file_hash} / header ${a.fileHash ?? ''} vs bytes ${a.bodyHash ?? ''}`);
+        problems.push(
+          `${what} ${a.key}: fileHash ${r.file_hash} / header ${a.fileHash ?? ''} vs bytes ${a.bodyHash ?? ''}`,
+        );
       if (!objectSet.has(r.object_key)) problems.push(`${what} ${a.key}: object ${r.object_key} missing`);
-      if ((byKey.get(a.key) ?? 0) !== 1) problems.push(`${what} ${a.key}: ${byKey.get(a.key) ?? 0} records for its key`);
+      if ((byKey.get(a.key) ?? 0) !== 1)
+        problems.push(`${what} ${a.key}: ${byKey.get(a.key) ?? 0} records for its key`);
     };
     for (const a of answers) {
       if (a.status === 200) checkOk(a, '200');
@@ -433,7 +445,18 @@ const pad = (s: string, n: number) => s.padEnd(n);
 
 /** One table for all scenarios run. */
 export const formatTable = (reports: readonly Report[]): string => {
-  const head = ['scenario', 'requests', 'answers by status', 'records', 'objects', 'events', 'dups', 'orphans', 'recovery', 'holds'];
+  const head = [
+    'scenario',
+    'requests',
+    'answers by status',
+    'records',
+    'objects',
+    'events',
+    'dups',
+    'orphans',
+    'recovery',
+    'holds',
+  ];
   const rows = reports.map((r) => [
     r.scenario,
     String(r.requests),

@@ -90,7 +90,11 @@ export interface OwnPostgres {
 }
 
 /** Embedded Postgres: stop() is its fast shutdown (SIGINT to the postmaster), start() the same data. */
-const startEmbeddedPostgres = async (dir: string, natsUrl: string, s3Endpoint: string): Promise<OwnPostgres> => {
+const startEmbeddedPostgres = async (
+  dir: string,
+  natsUrl: string,
+  s3Endpoint: string,
+): Promise<OwnPostgres> => {
   const port = await freePort();
   const options = { dataDir: dir, natsUrl, s3Endpoint, postgresPort: port };
   let infra: EmbeddedInfra | undefined = await startEmbeddedInfra(options);
@@ -114,7 +118,8 @@ const startEmbeddedPostgres = async (dir: string, natsUrl: string, s3Endpoint: s
 
 const sharedTestDatabase = async (): Promise<OwnPostgres> => {
   // Never a container here: the harness is for this machine's Postgres (a database of its own on it).
-  if (!process.env.DATABASE_URL) throw new Error('set DATABASE_URL (a Postgres server to create a test database on)');
+  if (!process.env.DATABASE_URL)
+    throw new Error('set DATABASE_URL (a Postgres server to create a test database on)');
   const db: TestDatabase = await createTestDatabase('esign_chaos');
   const refuse = () => Promise.reject(new Error('the shared Postgres is never restarted'));
   return { url: db.url, restartable: false, stop: refuse, start: refuse, dispose: () => db.drop() };

@@ -29,7 +29,9 @@ for (const scenario of SCENARIOS) {
       ),
     );
   } catch (err) {
-    process.stdout.write(`${scenario.name} could not run: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.stdout.write(
+      `${scenario.name} could not run: ${err instanceof Error ? err.stack : String(err)}\n`,
+    );
     reports.push({
       scenario: scenario.name,
       requests: 0,
