@@ -1,0 +1,477 @@
+/**
+ * The chaos harness: a stack on infrastructure of its own (infra.ts), a burst of concurrent signings,
+ * a fault injected at a random moment inside it, recovery, then an audit of what clients were told
+ * against the document records, the outbox, the objects in storage and the events in JetStream.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'nats';
+import pg from 'pg';
+import { createBlobStore } from '@esign/blob';
+import { connectBus } from '@esign/bus';
+import { EVENTS_STREAM, KeyCreate } from '@esign/contracts';
+import { startServices, type RunningStack, type ServiceName } from '@esign/stack';
+import { createLogger } from '@esign/telemetry';
+import { makePdf, makePng, uniqueBusPrefix } from '@esign/testing';
+import { startChaosInfra, type ChaosInfra } from './infra';
+
+/** The gateway's signing timeout in the harness stack (SIGN_TIMEOUT_MS); a client waits this + margin. */
+export const SIGN_TIMEOUT_MS = 20_000;
+const HANG_MARGIN_MS = 10_000;
+/** The sweep of signed objects without a record, shortened so the audit can wait it out. */
+const SWEEP_GRACE_MS = 10_000;
+const SWEEP_INTERVAL_MS = 2_000;
+
+export interface ScenarioContext {
+  readonly infra: ChaosInfra;
+  readonly stack: RunningStack;
+  /** Resolves after `ms`. */
+  sleep(ms: number): Promise<void>;
+  /** kill -9 of a process (one of a service's pids). */
+  kill9(pid: number): void;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly embeddedPostgres?: boolean;
+  readonly replicas?: Partial<Record<'pdf-signer' | 'document-store' | 'key', number>>;
+  /** Inject the fault and undo it (restart, start again); resolves when the fault is lifted. */
+  inject(ctx: ScenarioContext): Promise<void>;
+}
+
+export interface LoadOptions {
+  /** Requests before the burst may end (it also lasts until the fault is lifted). */
+  readonly requests: number;
+  readonly concurrency: number;
+  /** Upper bound on requests, so that a long outage does not run forever. */
+  readonly maxRequests?: number;
+  /**
+   * The gateway's BUS_TIMEOUT_MS (each bus call but the signing). Default: the service's own (30 s).
+   * The chaos test shortens it to keep its run short.
+   */
+  readonly busTimeoutMs?: number;
+  /**
+   * Longest answer allowed (default SIGN_TIMEOUT_MS + 10 s). Today the gateway's steps time out one
+   * after another (docs/faults.md), so the chaos test allows SIGN_TIMEOUT_MS + 2 x BUS_TIMEOUT_MS.
+   */
+  readonly answerBoundMs?: number;
+}
+
+interface Answer {
+  readonly key: string;
+  status: number | 'reset' | 'hang';
+  auditId?: string;
+  fileHash?: string;
+  /** SHA-256 of the bytes received. */
+  bodyHash?: string;
+  retryAfter?: string;
+  ms: number;
+  error?: string;
+}
+
+export interface Report {
+  readonly scenario: string;
+  readonly requests: number;
+  readonly byStatus: Record<string, number>;
+  readonly records: number;
+  readonly objects: number;
+  readonly events: number;
+  readonly duplicates: number;
+  readonly orphans: number;
+  readonly recoveryMs: number | undefined;
+  readonly retried: number;
+  readonly problems: string[];
+  readonly holds: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+interface Form {
+  readonly body: Buffer;
+  readonly contentType: string;
+}
+
+const multipart = (file: Buffer, fields: Record<string, string>): Form => {
+  const boundary = `----chaos${randomUUID()}`;
+  const parts = Object.entries(fields).map(
+    ([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`,
+  );
+  const body = Buffer.concat([
+    Buffer.from(parts.join('')),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="chaos.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    ),
+    file,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+};
+
+const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** One POST /api/v1/sign with an Idempotency-Key; never throws (resets and hangs are answers too). */
+const post = (
+  gatewayUrl: string,
+  apiKey: string,
+  form: Form,
+  key: string,
+  boundMs: number,
+): Promise<Answer> =>
+  new Promise((resolve) => {
+    const url = new URL(`${gatewayUrl}/api/v1/sign`);
+    const started = performance.now();
+    const done = (a: Omit<Answer, 'key' | 'ms'>) => resolve({ key, ms: performance.now() - started, ...a });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        // A fresh connection per request: a killed gateway must not poison a pooled socket.
+        agent: false,
+        headers: {
+          Authorization: `Bearer ${apiKey}`,
+          'Content-Type': form.contentType,
+          'Content-Length': form.body.length,
+          'Idempotency-Key': key,
+        },
+        timeout: boundMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (err) => done({ status: 'reset', error: err.message }));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          done({
+            status: res.statusCode ?? 0,
+            auditId: header(res.headers, 'x-audit-id'),
+            fileHash: header(res.headers, 'x-file-hash'),
+            bodyHash: createHash('sha256').update(body).digest('hex'),
+            retryAfter: header(res.headers, 'retry-after'),
+            ...(res.statusCode === 200 ? {} : { error: body.toString('utf8').slice(0, 200) }),
+          });
+        });
+      },
+    );
+    req.on('timeout', () => {
+      req.destroy();
+      done({ status: 'hang', error: `no answer within ${boundMs} ms` });
+    });
+    req.on('error', (err) => done({ status: 'reset', error: err.message }));
+    req.end(form.body);
+  });
+
+const countBy = <T>(items: T[], keyOf: (t: T) => string) => {
+  const m = new Map<string, number>();
+  for (const i of items) m.set(keyOf(i), (m.get(keyOf(i)) ?? 0) + 1);
+  return m;
+};
+
+/** Run one scenario end to end and audit it. */
+export const runScenario = async (
+  scenario: Scenario,
+  load: LoadOptions,
+  log: (line: string) => void = () => undefined,
+): Promise<Report> => {
+  const infra = await startChaosInfra({ embeddedPostgres: scenario.embeddedPostgres ?? false });
+  const busPrefix = uniqueBusPrefix('chaos');
+  const problems: string[] = [];
+  const serviceExits: string[] = [];
+  let stack: RunningStack | undefined;
+  try {
+    stack = await startServices({
+      natsUrl: infra.nats.url,
+      databaseUrl: infra.postgres.url,
+      s3: { ...infra.s3, bucket: 'esign' },
+      busPrefix,
+      gatewayPort: 0,
+      services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
+      replicas: scenario.replicas ?? {},
+      env: {
+        LOG_LEVEL: process.env.CHAOS_LOGS ? 'info' : 'error',
+        RATE_LIMIT_PER_MINUTE: '1000000',
+      },
+      serviceEnv: {
+        gateway: {
+          SIGN_TIMEOUT_MS: String(SIGN_TIMEOUT_MS),
+          ...(load.busTimeoutMs ? { BUS_TIMEOUT_MS: String(load.busTimeoutMs) } : {}),
+        },
+        'document-store': {
+          SIGNED_SWEEP_GRACE_MS: String(SWEEP_GRACE_MS),
+          SIGNED_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
+        },
+      },
+      onLine: (service, line) => {
+        if (process.env.CHAOS_LOGS) log(`${service} | ${line}`);
+        if (/"level":(50|60)|unhandled|uncaught/i.test(line))
+          serviceExits.push(`${service}: ${line.slice(0, 300)}`);
+      },
+    });
+    const running = stack;
+
+    // An account with a Business key, made over the bus as an operator would.
+    const bus = await connectBus({
+      url: infra.nats.url,
+      name: 'chaos',
+      prefix: busPrefix,
+      logger: createLogger({ service: 'chaos', level: 'error' }),
+      timeoutMs: 10_000,
+    });
+    const { apiKey, accountId } = await bus.request(KeyCreate, {
+      email: `chaos${Date.now()}@example.com`,
+      plan: 'business',
+    });
+    await bus.drain();
+
+    const pdf = await makePdf({ pages: 1 });
+    const png = await makePng({ width: 300, height: 100 });
+    const form = multipart(pdf, {
+      signerName: 'Chaos Signer',
+      signerEmail: 'chaos@example.com',
+      signatureData: `data:image/png;base64,${png.toString('base64')}`,
+      positions: JSON.stringify([{ x: 50, y: 85, page: 0, width: 25 }]),
+    });
+    const boundMs = load.answerBoundMs ?? SIGN_TIMEOUT_MS + HANG_MARGIN_MS;
+    const signOnce = (key: string = randomUUID()) => post(running.gatewayUrl, apiKey, form, key, boundMs);
+
+    // Warm up: every process has answered once before the burst.
+    for (let i = 0; i < 4; i++) {
+      const a = await signOnce();
+      if (a.status !== 200) throw new Error(`warm-up answered ${a.status}: ${a.error ?? ''}`);
+    }
+
+    // The burst, with the fault injected after a random share (20-50 %) of it has been answered.
+    const answers: Answer[] = [];
+    const maxRequests = load.maxRequests ?? load.requests * 4;
+    const trigger = Math.max(1, Math.floor(load.requests * (0.2 + Math.random() * 0.3)));
+    let issued = 0;
+    let faultLifted = false;
+    let faultStartedAt = 0;
+    let liftedAt = 0;
+    let recoveryMs: number | undefined;
+    let triggerFault: () => void = () => undefined;
+    const faultTriggered = new Promise<void>((r) => (triggerFault = r));
+    const fault = (async () => {
+      await faultTriggered;
+      faultStartedAt = performance.now();
+      log(`${scenario.name}: fault at answer ${answers.length}`);
+      await scenario.inject({
+        infra,
+        stack: running,
+        sleep,
+        kill9: (pid) => process.kill(pid, 'SIGKILL'),
+      });
+      liftedAt = performance.now();
+      faultLifted = true;
+      log(`${scenario.name}: fault lifted after ${((liftedAt - faultStartedAt) / 1000).toFixed(1)} s`);
+      // Recovery: from the fault being lifted to the first 200 of a probe started after it.
+      const probeDeadline = liftedAt + 60_000;
+      while (performance.now() < probeDeadline) {
+        const a = await signOnce();
+        answers.push(a);
+        if (a.status === 200) {
+          recoveryMs = performance.now() - liftedAt;
+          break;
+        }
+        await sleep(250);
+      }
+    })();
+    const burstStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: load.concurrency }, async () => {
+        while ((issued < load.requests || !faultLifted) && issued < maxRequests) {
+          issued += 1;
+          const a = await signOnce();
+          answers.push(a);
+          if (answers.length === trigger) triggerFault();
+          // Pace failures a little: a client that hammers a down service learns nothing more.
+          if (a.status !== 200) await sleep(200);
+        }
+      }),
+    );
+    triggerFault();
+    await fault;
+    const burstMs = performance.now() - burstStarted;
+
+    if (recoveryMs === undefined) problems.push('no 200 within 60 s of the fault being lifted');
+
+    // Audit phase: retry every failed request with its own Idempotency-Key until it succeeds.
+    const retries = new Map<string, Answer>();
+    for (const failed of answers.filter((a) => a.status !== 200)) {
+      let last: Answer | undefined;
+      for (let attempt = 0; attempt < 10; attempt++) {
+        last = await signOnce(failed.key);
+        if (last.status === 200) break;
+        const wait = Number(last.retryAfter ?? '1');
+        await sleep(Math.min(5, Number.isFinite(wait) ? wait : 1) * 1000);
+      }
+      if (last) retries.set(failed.key, last);
+    }
+    // Retry a sample of the 200s too: the same key must answer the same document.
+    const replays = answers.filter((a) => a.status === 200).slice(0, 5);
+    for (const ok of replays) {
+      const again = await signOnce(ok.key);
+      if (again.status !== 200 || again.auditId !== ok.auditId)
+        problems.push(
+          `replay of ${ok.key} answered ${again.status} ${again.auditId ?? ''}, not ${ok.auditId ?? ''}`,
+        );
+    }
+
+    // Let the outbox drain and the sweep pass the grace period.
+    await sleep(SWEEP_GRACE_MS + 2 * SWEEP_INTERVAL_MS + 2000);
+
+    // Source 2: the records and the outbox.
+    const db = new pg.Client({ connectionString: infra.postgres.url });
+    await db.connect();
+    const records = (
+      await db.query<{
+        id: string;
+        audit_id: string;
+        file_hash: string;
+        object_key: string;
+        idempotency_key: string | null;
+      }>(
+        'select id, audit_id, file_hash, object_key, idempotency_key from documents.documents where account_id = $1',
+        [accountId],
+      )
+    ).rows;
+    const outbox = (
+      await db.query<{ id: string; published_at: Date | null; audit_id: string }>(
+        "select id, published_at, payload->>'auditId' as audit_id from documents.outbox where subject = $1",
+        ['events.document.signed'],
+      )
+    ).rows;
+    await db.end();
+
+    // Source 3: the objects in storage.
+    const blob = createBlobStore({ ...infra.s3, bucket: 'esign' });
+    const objects = await blob.list('signed/');
+
+    // Source 4: JetStream, every message of the signed event by Nats-Msg-Id.
+    const nc = await connect({ servers: infra.nats.url });
+    const jsm = await nc.jetstreamManager();
+    const streamName = `${busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EVENTS_STREAM}`;
+    const info = await jsm.streams.info(streamName);
+    const msgIds: string[] = [];
+    const signedSubject = `${busPrefix}events.document.signed`;
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+      const m = await jsm.streams.getMessage(streamName, { seq }).catch(() => undefined);
+      if (m && m.subject === signedSubject) msgIds.push(m.header.get('Nats-Msg-Id'));
+    }
+    await nc.close();
+
+    // The audit.
+    const byAudit = countBy(records, (r) => r.audit_id);
+    const byKey = countBy(
+      records.filter((r) => r.idempotency_key !== null),
+      (r) => r.idempotency_key ?? '',
+    );
+    const duplicates =
+      [...byAudit.values()].filter((n) => n > 1).length + [...byKey.values()].filter((n) => n > 1).length;
+    const recordOf = new Map(records.map((r) => [r.audit_id, r]));
+    const objectSet = new Set(objects);
+    const recordKeys = new Set(records.map((r) => r.object_key));
+    const orphans = objects.filter((o) => !recordKeys.has(o)).length;
+    const checkOk = (a: Answer, what: string) => {
+      const r = a.auditId ? recordOf.get(a.auditId) : undefined;
+      if (!r) return problems.push(`${what} ${a.key}: no record for audit ID ${a.auditId ?? '(none)'}`);
+      const hex = (h: string | undefined) => h?.replace(/^sha256:/, '');
+      if (hex(r.file_hash) !== a.bodyHash || hex(a.fileHash) !== a.bodyHash)
+        problems.push(
+          `${what} ${a.key}: fileHash ${r.file_hash} / header ${a.fileHash ?? ''} vs bytes ${a.bodyHash ?? ''}`,
+        );
+      if (!objectSet.has(r.object_key)) problems.push(`${what} ${a.key}: object ${r.object_key} missing`);
+      if ((byKey.get(a.key) ?? 0) !== 1)
+        problems.push(`${what} ${a.key}: ${byKey.get(a.key) ?? 0} records for its key`);
+    };
+    for (const a of answers) {
+      if (a.status === 200) checkOk(a, '200');
+      else if (a.status === 'hang' || a.status === 'reset') {
+        if (a.status === 'hang') problems.push(`${a.key}: ${a.error ?? 'hang'}`);
+      } else if (a.status !== 503 && a.status !== 429) {
+        problems.push(`${a.key}: answered ${a.status} ${a.error ?? ''}`);
+      } else if (!a.retryAfter) problems.push(`${a.key}: ${a.status} without Retry-After`);
+      else if (a.ms > boundMs) problems.push(`${a.key}: ${a.status} after ${a.ms} ms`);
+    }
+    for (const [key, a] of retries) {
+      if (a.status !== 200) problems.push(`retry of ${key}: still ${a.status} ${a.error ?? ''}`);
+      else checkOk(a, 'retry');
+    }
+    if (orphans > 0) problems.push(`${orphans} signed object(s) without a record after the grace period`);
+    const unpublished = outbox.filter((o) => o.published_at === null).length;
+    if (unpublished > 0) problems.push(`${unpublished} outbox row(s) never published`);
+    const outboxIds = new Set(outbox.map((o) => o.id));
+    const msgCount = countBy(msgIds, (id) => id);
+    const eventProblems = [...outboxIds].filter((id) => msgCount.get(id) !== 1).length;
+    if (eventProblems > 0) problems.push(`${eventProblems} outbox row(s) not in JetStream exactly once`);
+    const extraEvents = msgIds.filter((id) => !outboxIds.has(id)).length;
+    if (extraEvents > 0) problems.push(`${extraEvents} signed event(s) with no outbox row`);
+    const withEvent = new Set(outbox.map((o) => o.audit_id));
+    const missingEvents = records.filter((r) => !withEvent.has(r.audit_id)).length;
+    if (missingEvents > 0) problems.push(`${missingEvents} record(s) with no signed event in the outbox`);
+    for (const line of serviceExits.slice(0, 5)) log(`  service error: ${line}`);
+
+    const byStatus = Object.fromEntries(countBy(answers, (a) => String(a.status)));
+    const slowest = Math.max(0, ...answers.filter((a) => a.status !== 200).map((a) => a.ms));
+    log(
+      `${scenario.name}: burst ${(burstMs / 1000).toFixed(1)} s, ${answers.length} requests, ${retries.size} retried, slowest failure ${(slowest / 1000).toFixed(1)} s, errors: ${[...new Set(answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.error ?? ''}`))].slice(0, 4).join(' / ')}` +
+        (problems.length ? `\n  ${problems.slice(0, 20).join('\n  ')}` : ''),
+    );
+    return {
+      scenario: scenario.name,
+      requests: answers.length,
+      byStatus,
+      records: records.length,
+      objects: objects.length,
+      events: msgIds.length,
+      duplicates,
+      orphans,
+      recoveryMs,
+      retried: retries.size,
+      problems,
+      holds: problems.length === 0,
+    };
+  } finally {
+    await stack?.stop().catch(() => undefined);
+    await infra.stop();
+  }
+};
+
+const pad = (s: string, n: number) => s.padEnd(n);
+
+/** One table for all scenarios run. */
+export const formatTable = (reports: readonly Report[]): string => {
+  const head = [
+    'scenario',
+    'requests',
+    'answers by status',
+    'records',
+    'objects',
+    'events',
+    'dups',
+    'orphans',
+    'recovery',
+    'holds',
+  ];
+  const rows = reports.map((r) => [
+    r.scenario,
+    String(r.requests),
+    Object.entries(r.byStatus)
+      .map(([s, n]) => `${s}:${n}`)
+      .join(' '),
+    String(r.records),
+    String(r.objects),
+    String(r.events),
+    String(r.duplicates),
+    String(r.orphans),
+    r.recoveryMs === undefined ? '-' : `${(r.recoveryMs / 1000).toFixed(1)} s`,
+    r.holds ? 'yes' : 'no',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => pad(c, widths[i] ?? 0)).join(' | ')} |`;
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+};
