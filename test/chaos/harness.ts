@@ -51,8 +51,8 @@ export interface LoadOptions {
    */
   readonly busTimeoutMs?: number;
   /**
-   * Longest answer allowed (default SIGN_TIMEOUT_MS + 10 s). Today the gateway's steps time out one
-   * after another (docs/faults.md), so the chaos test allows SIGN_TIMEOUT_MS + 2 x BUS_TIMEOUT_MS.
+   * Longest answer allowed (default SIGN_TIMEOUT_MS + 10 s): a sign request has one deadline for all
+   * its bus calls (SIGN_TIMEOUT_MS from the upload, plus a 2 s clean-up after a failure).
    */
   readonly answerBoundMs?: number;
 }

@@ -90,6 +90,8 @@ export const signDocumentOperation = defineOperation({
     const idempotencyKey = input.headers['Idempotency-Key'];
     const started = performance.now();
     const signed = await signDocument(deps.signing, {
+      // Answered within SIGN_TIMEOUT_MS of the upload being in (plus a short clean-up after a failure).
+      deadline: Date.now() + deps.config.SIGN_TIMEOUT_MS,
       accountId: principal.accountId,
       upload: file,
       signature: toSignature(fields),

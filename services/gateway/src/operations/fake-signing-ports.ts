@@ -15,6 +15,8 @@ export interface FakeSigningWorld {
   readonly released: string[];
   /** Messages logged at warn level. */
   readonly warnings: string[];
+  /** The timeout each signPdf and recordDocument call was given. */
+  readonly timeouts: { call: string; timeoutMs: number | undefined }[];
 }
 
 const unexpected = (what: string) => () => Promise.reject(new Error(`unexpected call: ${what}`));
@@ -46,13 +48,16 @@ export const fakeSigningPorts = (
       if (entry.level === 'warn' && entry.msg) warnings.push(entry.msg);
     },
   });
+  const timeouts: { call: string; timeoutMs: number | undefined }[] = [];
   const ports: SigningPorts = {
-    signPdf: (request) => {
+    signPdf: (request, options) => {
       signRequests.push(request);
+      timeouts.push({ call: 'signPdf', timeoutMs: options?.timeoutMs });
       return (answers.signPdf ?? unexpected('signPdf'))(request);
     },
-    recordDocument: (record) => {
+    recordDocument: (record, options) => {
       records.push(record);
+      timeouts.push({ call: 'recordDocument', timeoutMs: options?.timeoutMs });
       return (answers.recordDocument ?? unexpected('recordDocument'))(record);
     },
     documentExists: answers.documentExists ?? unexpected('documentExists'),
@@ -76,5 +81,5 @@ export const fakeSigningPorts = (
     },
     logger,
   };
-  return { ports, signRequests, records, removed, reserved, released, warnings };
+  return { ports, signRequests, records, removed, reserved, released, warnings, timeouts };
 };

@@ -24,22 +24,31 @@ export type TEarlierDocument = z.infer<typeof DocumentFindByIdempotencyKey.reply
  * object storage. Production wires them to NATS and S3 (`createSigningPorts`); tests pass typed fakes.
  * Errors keep their types (`ServiceError`, `NotDeliveredError` when no service received a request).
  */
+/** How long a call may take (the bus's default, or the signer's timeout, when not given). */
+export interface CallOptions {
+  readonly timeoutMs?: number;
+}
+
 export interface SigningPorts {
   /** `pdf.sign`: sign an upload, store the signed PDF, delete the upload. */
-  signPdf(request: TSignPdfRequest): Promise<TSignPdfReply>;
+  signPdf(request: TSignPdfRequest, options?: CallOptions): Promise<TSignPdfReply>;
   /** `document.record`: one transaction of record, audit log and outbox event. */
-  recordDocument(record: TRecordDocumentRequest): Promise<void>;
+  recordDocument(record: TRecordDocumentRequest, options?: CallOptions): Promise<void>;
   /** Whether the account has a document with this audit ID (throws when that cannot be told). */
-  documentExists(accountId: string, auditId: string): Promise<boolean>;
+  documentExists(accountId: string, auditId: string, options?: CallOptions): Promise<boolean>;
   /** The document an account's Idempotency-Key produced, if any. */
-  findByIdempotencyKey(accountId: string, key: string): Promise<TEarlierDocument | undefined>;
+  findByIdempotencyKey(
+    accountId: string,
+    key: string,
+    options?: CallOptions,
+  ): Promise<TEarlierDocument | undefined>;
   /**
    * `key.reserve-document`: count one document against the account's plan for this UTC month,
    * atomically; `permission_denied` when the month's quota is used up.
    */
-  reserveDocument(accountId: string): Promise<{ readonly reservationId: string }>;
+  reserveDocument(accountId: string, options?: CallOptions): Promise<{ readonly reservationId: string }>;
   /** `key.release-document`: give a reservation back (the document was not created). Idempotent. */
-  releaseDocument(accountId: string, reservationId: string): Promise<void>;
+  releaseDocument(accountId: string, reservationId: string, options?: CallOptions): Promise<void>;
   /** Read an object of storage as a stream. */
   openObject(key: string): Promise<Readable>;
   /** Remove an object of storage (removing a missing one is not an error). */
@@ -59,21 +68,48 @@ export const createSigningPorts = (deps: {
   logger: Logger;
   signTimeoutMs: number;
 }): SigningPorts => ({
-  signPdf: (request) => deps.bus.request(PdfSign, request, { timeoutMs: deps.signTimeoutMs }),
-  recordDocument: async (record) => void (await deps.bus.request(DocumentRecord, record)),
-  documentExists: (accountId, auditId) =>
-    deps.bus.request(DocumentGet, { accountId, auditId }).then(
+  signPdf: (request, options) =>
+    deps.bus.request(PdfSign, request, { timeoutMs: options?.timeoutMs ?? deps.signTimeoutMs }),
+  recordDocument: async (record, options) => void (await deps.bus.request(DocumentRecord, record, options)),
+  documentExists: (accountId, auditId, options) =>
+    deps.bus.request(DocumentGet, { accountId, auditId }, options).then(
       () => true,
       (err: unknown) => unlessNotFound(err, false),
     ),
-  findByIdempotencyKey: (accountId, key) =>
+  findByIdempotencyKey: (accountId, key, options) =>
     deps.bus
-      .request(DocumentFindByIdempotencyKey, { accountId, key })
+      .request(DocumentFindByIdempotencyKey, { accountId, key }, options)
       .catch((err: unknown) => unlessNotFound(err, undefined)),
-  reserveDocument: (accountId) => deps.bus.request(DocumentQuotaReserve, { accountId }),
-  releaseDocument: async (accountId, reservationId) =>
-    void (await deps.bus.request(DocumentQuotaRelease, { accountId, reservationId })),
+  reserveDocument: (accountId, options) => deps.bus.request(DocumentQuotaReserve, { accountId }, options),
+  releaseDocument: async (accountId, reservationId, options) =>
+    void (await deps.bus.request(DocumentQuotaRelease, { accountId, reservationId }, options)),
   openObject: (key) => deps.blob.get(key),
   removeObject: (key) => deps.blob.remove(key),
   logger: deps.logger,
 });
+
+/** Time kept back for recording a signed document when the rest of a request's time is handed out. */
+export const RECORD_RESERVE_MS = 5_000;
+/** Time for the clean-up calls after a failure (was it recorded after all? give the quota back). */
+export const CLEAN_UP_MS = 2_000;
+
+/**
+ * The same ports, with every call given what is left of one deadline for the whole request instead
+ * of a timeout of its own each, so that a request answers by its deadline (plus `CLEAN_UP_MS` when a
+ * failure needs cleaning up) however many calls it makes and whichever of them hangs.
+ */
+export const withDeadline = (ports: SigningPorts, deadline: number): SigningPorts => {
+  const left = (reserve: number) => ({ timeoutMs: Math.max(250, deadline - Date.now() - reserve) });
+  return {
+    ...ports,
+    findByIdempotencyKey: (accountId, key) =>
+      ports.findByIdempotencyKey(accountId, key, left(RECORD_RESERVE_MS)),
+    reserveDocument: (accountId) => ports.reserveDocument(accountId, left(RECORD_RESERVE_MS)),
+    signPdf: (request) => ports.signPdf(request, left(RECORD_RESERVE_MS)),
+    recordDocument: (record) => ports.recordDocument(record, left(0)),
+    documentExists: (accountId, auditId) =>
+      ports.documentExists(accountId, auditId, { timeoutMs: CLEAN_UP_MS }),
+    releaseDocument: (accountId, reservationId) =>
+      ports.releaseDocument(accountId, reservationId, { timeoutMs: CLEAN_UP_MS }),
+  };
+};

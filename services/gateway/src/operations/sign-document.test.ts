@@ -208,4 +208,21 @@ describe('signDocument', () => {
       expect(world.warnings).toContain('could not release a document reservation');
     });
   });
+
+  it('gives every call what is left of one deadline, keeping time back to record the result', async () => {
+    const world = fakeSigningPorts({
+      signPdf: () => new Promise((resolve) => setTimeout(() => resolve(signed), 200)),
+      recordDocument: () => Promise.resolve(),
+    });
+    await signDocument(world.ports, { ...input, deadline: Date.now() + 10_000 });
+    const [sign, record] = world.timeouts;
+    expect(sign?.call).toBe('signPdf');
+    // 10 s less the 5 s kept for recording.
+    expect(sign?.timeoutMs).toBeGreaterThan(4_000);
+    expect(sign?.timeoutMs).toBeLessThanOrEqual(5_000);
+    // The record gets the rest: what signing left of the 10 s.
+    expect(record?.call).toBe('recordDocument');
+    expect(record?.timeoutMs).toBeGreaterThan(8_000);
+    expect(record?.timeoutMs).toBeLessThanOrEqual(9_800);
+  });
 });

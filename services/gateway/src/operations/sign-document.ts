@@ -7,7 +7,7 @@ import {
   type TSigner,
 } from '@esign/contracts';
 import { findEarlier, winnerOfRace, type Idempotency } from './idempotency';
-import type { SigningPorts, TEarlierDocument } from './ports';
+import { withDeadline, type SigningPorts, type TEarlierDocument } from './ports';
 import { recordOrDiscard } from './record-or-discard';
 
 /** A document to sign: an upload already in object storage (claim check) and what to stamp on it. */
@@ -25,6 +25,11 @@ export interface SignDocumentInput {
   /** When the request arrived (ISO 8601), for the audit log. */
   readonly receivedAt: string;
   readonly idempotency?: Idempotency;
+  /**
+   * When the answer is due (epoch ms): every call gets what is left of it (`withDeadline`), so no
+   * step can hold the request past it. Without one, each call has its own timeout.
+   */
+  readonly deadline?: number;
 }
 
 /** A signed document in object storage, ready to be streamed back. */
@@ -80,10 +85,11 @@ const release = async (ports: SigningPorts, accountId: string, reservationId: st
  * retry under the same Idempotency-Key won: a document is counted once.
  */
 export const signDocument = async (
-  ports: SigningPorts,
+  untimedPorts: SigningPorts,
   input: SignDocumentInput,
 ): Promise<SignedDocument> => {
   const { accountId, idempotency } = input;
+  const ports = input.deadline === undefined ? untimedPorts : withDeadline(untimedPorts, input.deadline);
   try {
     if (idempotency) {
       const earlier = await findEarlier(ports, accountId, idempotency);
