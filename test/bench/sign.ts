@@ -164,6 +164,9 @@ const main = async () => {
     env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000' },
     services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
     replicas: { 'pdf-signer': SIGNERS },
+    // BENCH_TSA=off signs without RFC 3161 timestamps: the local openssl TSA answers one request at a
+    // time (one openssl process each), which caps the stack's throughput far below a real TSA's.
+    ...(process.env.BENCH_TSA === 'off' ? { serviceEnv: { 'pdf-signer': { TSA_URLS: '' } } } : {}),
     // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops.
     ...(process.env.BENCH_PROFILE
       ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
