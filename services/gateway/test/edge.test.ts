@@ -4,8 +4,8 @@ import { connectBus, endpoint, type Bus } from '@esign/bus';
 import { KeyVerify, ServiceError } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { startTestS3, testNatsUrl, uniqueBusPrefix, type TestS3 } from '@esign/testing';
-import { loadGatewayConfig } from '../src/config';
-import { startGateway, type RunningGateway } from '../src/start';
+import type { RunningGateway } from '../src/start';
+import { startTestGateway } from './helpers';
 
 /**
  * The gateway's edge on its own (real NATS and S3 protocol, no other services): limits that hold
@@ -29,21 +29,15 @@ beforeAll(async () => {
       return Promise.reject(new ServiceError('unauthenticated', 'unknown key'));
     }),
   ]);
-  sut = await startGateway(
-    loadGatewayConfig({
-      PORT: '0',
-      NATS_URL: natsUrl,
-      BUS_PREFIX: prefix,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-      LOG_LEVEL: 'error',
+  sut = await startTestGateway(
+    { natsUrl, prefix, s3 },
+    {
       AUTH_FAILURES_PER_MINUTE: '8',
       SANDBOX_RATE_LIMIT_PER_MINUTE: '3',
       // Sandbox and auth-failure limits are per client IP: this test claims an address of its own.
       TRUST_PROXY: '1',
-    }),
-    { logger },
+    },
+    logger,
   );
 });
 

@@ -12,8 +12,8 @@ import {
 } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { makePdf, startTestS3, testNatsUrl, uniqueBusPrefix, type TestS3 } from '@esign/testing';
-import { loadGatewayConfig } from '../src/config';
-import { startGateway, type RunningGateway } from '../src/start';
+import type { RunningGateway } from '../src/start';
+import { startTestGateway } from './helpers';
 
 /**
  * Plans at the HTTP edge of POST /api/v1/sign (real NATS and S3 protocol; the key service is a
@@ -57,19 +57,10 @@ beforeAll(async () => {
       return Promise.reject(new ServiceError('internal', 'the signer must not be asked'));
     }),
   ]);
-  sut = await startGateway(
-    loadGatewayConfig({
-      PORT: '0',
-      NATS_URL: natsUrl,
-      BUS_PREFIX: prefix,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: 'esign',
-      LOG_LEVEL: 'error',
-      KEY_CACHE_TTL_MS: '0',
-    }),
-    { logger },
+  sut = await startTestGateway(
+    { natsUrl, prefix, s3 },
+    { S3_BUCKET: 'esign', KEY_CACHE_TTL_MS: '0' },
+    logger,
   );
 });
 

@@ -11,8 +11,8 @@ import {
 } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { startTestS3, testNatsUrl, uniqueBusPrefix, type TestS3 } from '@esign/testing';
-import { loadGatewayConfig } from '../src/config';
-import { startGateway, type RunningGateway } from '../src/start';
+import type { RunningGateway } from '../src/start';
+import { startTestGateway } from './helpers';
 
 /**
  * The session cookie as a deployment over https sees it (SESSION_COOKIE_SECURE left at its default,
@@ -72,20 +72,14 @@ beforeAll(async () => {
     endpoint(SessionSignOut, (req) => Promise.resolve({ signedOut: sessions.delete(req.tokenHash) })),
     endpoint(AccountKeysList, () => Promise.resolve({ keys: [] })),
   ]);
-  sut = await startGateway(
-    loadGatewayConfig({
-      PORT: '0',
-      NATS_URL: natsUrl,
-      BUS_PREFIX: prefix,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-      LOG_LEVEL: 'error',
+  sut = await startTestGateway(
+    { natsUrl, prefix, s3 },
+    {
       PUBLIC_BASE_URL: PUBLIC,
       AUTH_RATE_LIMIT_PER_MINUTE: '3',
       TRUST_PROXY: '1',
-    }),
-    { logger },
+    },
+    logger,
   );
 });
 
