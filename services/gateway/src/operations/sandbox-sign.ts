@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ServiceError } from '@esign/contracts';
+import type { z } from 'zod';
+import type { ZSandboxSignResult } from '../api/public-schemas';
 
 /** Magic document URLs that produce the outcomes other than success, like test card numbers. */
 export const SANDBOX_MAGIC_URLS = {
@@ -22,20 +24,8 @@ export const normaliseDocumentUrl = (raw: string): string => {
   return url.toString();
 };
 
-export interface SandboxSigning {
-  sandbox: true;
-  status: 'signed' | 'declined';
-  auditId: string;
-  documentUrl: string;
-  fileName: string;
-  fileHash: string;
-  pageCount: number;
-  signerName: string;
-  signerEmail: string;
-  signedAt: string | null;
-  declinedAt: string | null;
-  declineReason: string | null;
-}
+/** What the sandbox answers: its public schema's type, so the two cannot differ. */
+export type SandboxSigning = z.output<typeof ZSandboxSignResult>;
 
 const fileNameOf = (url: URL): string => {
   const last = url.pathname.split('/').filter(Boolean).pop() ?? '';
