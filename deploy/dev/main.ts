@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import {
+  buildWebPages,
   findMissingTools,
   PrerequisiteError,
   REPO_ROOT,
@@ -81,6 +82,8 @@ try {
     tsa = await startTestTsa();
     log(`started local time-stamping authority on ${tsa.url} (openssl ts, throwaway certificate)`);
   }
+  buildWebPages();
+  log('built the web pages (services/gateway/dist/web)');
   stack = await startServices({
     services: [...SERVICE_NAMES, 'mailer'],
     serviceEnv: {

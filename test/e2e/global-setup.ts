@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startTestStack } from '@esign/stack';
+import { buildWebPages, startTestStack } from '@esign/stack';
 
 export interface StackInfo {
   gatewayUrl: string;
@@ -17,6 +17,8 @@ declare module 'vitest' {
 
 /** One whole stack (every service as its own process) on real NATS, Postgres and the S3-protocol server. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The pages the gateway serves (signing page, dashboard, verification) are built from source first.
+  buildWebPages();
   const logs: string[] = [];
   const test = await startTestStack({
     label: 'e2e',

@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './services';
 
 /** A tool the stack runs without but loses a feature; `hint` says what is lost and how to install it. */
 export interface MissingTool {
@@ -21,3 +24,20 @@ export const findMissingTools = (path = process.env.PATH ?? ''): MissingTool[] =
   OPTIONAL_TOOLS.filter(
     ({ tool }) => spawnSync(tool, ['--version'], { env: { PATH: path }, stdio: 'ignore' }).status !== 0,
   );
+
+/**
+ * Builds the gateway's web pages (`pnpm build:web`: vite, into services/gateway/dist/web/) before a
+ * stack starts, so `pnpm dev` and the tests serve pages built from the current source. Throws with
+ * vite's output when the build fails.
+ */
+export const buildWebPages = (): void => {
+  const webDir = join(REPO_ROOT, 'services/gateway/web');
+  const pages = readdirSync(webDir, { withFileTypes: true }).filter(
+    (entry) => entry.isDirectory() && existsSync(join(webDir, entry.name, 'index.html')),
+  );
+  if (pages.length === 0) return;
+  const result = spawnSync('pnpm', ['--silent', 'build:web'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (result.status !== 0) {
+    throw new Error(`pnpm build:web failed:\n${result.stdout}\n${result.stderr}`);
+  }
+};

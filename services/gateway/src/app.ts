@@ -5,6 +5,7 @@ import type { GatewayDeps } from './deps';
 import { OPERATIONS } from './endpoints';
 import { mountDeveloperResources } from './endpoints/developer-resources';
 import { errorHandler, sendError } from './http/errors';
+import { mountWebAssets } from './http/web-pages';
 
 /** The HTTP edge: every declared operation, the developer resources, and error mapping. No business logic lives here. */
 export const createApp = (deps: GatewayDeps): Express => {
@@ -39,6 +40,7 @@ export const createApp = (deps: GatewayDeps): Express => {
 
   mountOperations(app, OPERATIONS, deps);
   mountDeveloperResources(app, deps);
+  mountWebAssets(app);
 
   app.use((_req, res) => sendError(res, 'not_found', 'No such endpoint'));
   app.use(errorHandler(deps.logger));
