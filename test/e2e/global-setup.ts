@@ -50,6 +50,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         SMTP_TLS: 'none',
         PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
         MAIL_RETRY_DELAYS_MS: '200,500,1000',
+        // What it sent, skipped or left alone (a redelivered event): the send tests read it.
+        LOG_LEVEL: 'info',
       },
       'document-store': { SIGNING_TEST_CLOCK_FILE: clockFile, SIGNING_SWEEP_INTERVAL_MS: '500' },
       // One line per request: the signing-link tests read them (a token must never be in one).
@@ -67,7 +69,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     },
     onLine: (service, line) => {
       appendFileSync(logFile, `${service} | ${line}\n`);
-      if (service === 'gateway' && line.includes('"level":"info"')) return;
+      if ((service === 'gateway' || service === 'mailer') && line.includes('"level":"info"')) return;
       logs.push(`${service} | ${line}`);
       if (process.env.E2E_LOGS) console.log(`${service} | ${line}`);
     },

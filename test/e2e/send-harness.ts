@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
+import { connect } from 'nats';
 import { inject } from 'vitest';
 import { readMailDirectory } from '@esign/testing';
 import { auth, baseUrl, signForm } from './harness';
@@ -144,3 +146,28 @@ export const pageCall = (
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+
+/**
+ * Publishes the stored `events.signing.requested` of a request again, under a new message ID (so
+ * JetStream does not drop it as a duplicate): to the mailer it is the same event delivered twice.
+ */
+export const republishRequestedEvent = async (sendId: string): Promise<boolean> => {
+  const nc = await connect({ servers: stack.natsUrl });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const streamName = `${stack.busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}EVENTS`;
+    const subject = `${stack.busPrefix}events.signing.requested`;
+    const info = await jsm.streams.info(streamName);
+    for (let seq = info.state.last_seq; seq >= info.state.first_seq; seq--) {
+      const message = await jsm.streams.getMessage(streamName, { seq }).catch(() => undefined);
+      if (!message || message.subject !== subject) continue;
+      const event = JSON.parse(new TextDecoder().decode(message.data)) as { sendId?: string };
+      if (event.sendId !== sendId) continue;
+      await nc.jetstream().publish(subject, message.data, { msgID: randomUUID() });
+      return true;
+    }
+    return false;
+  } finally {
+    await nc.close();
+  }
+};

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { inkAt, makePdf, pdfSig, renderPage, runPdfTool } from '@esign/testing';
 import { auth, baseUrl, createAccount, errorOf, type TestAccount } from './harness';
 import {
   linkIn,
+  mailTo,
   newRecipient,
+  republishRequestedEvent,
+  setClockOffset,
   pageCall,
   send,
   stackLog,
@@ -18,6 +22,9 @@ import {
 let browser: Browser;
 let business: TestAccount;
 let pdf: Buffer;
+
+/** Screenshots of the page (desktop and phone), for a person to look at. */
+const screenshotDir = process.env.E2E_SCREENSHOTS ?? tmpdir();
 
 const POSITION = { x: 10, y: 70, page: 1, width: 30 };
 const sha256 = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -336,5 +343,176 @@ describe('POST /api/v1/send', () => {
       headers: auth(business.apiKey),
     });
     expect(((await bySendId.json()) as { auditId: string }).auditId).toBe(sent.auditId);
+  });
+});
+
+describe('links that end', () => {
+  it('a tampered or malformed token is a 404 page and a 404 for the page calls', async () => {
+    const { link } = await sendAndReadLink();
+    const last = link.token.at(-1) === 'A' ? 'B' : 'A';
+    const tampered = `${link.token.slice(0, -1)}${last}`;
+    for (const token of [tampered, 'short', `${link.token}x`]) {
+      const res = await fetch(`${baseUrl}/s/${token}`);
+      expect(res.status).toBe(404);
+      expect(await res.text()).toContain('not valid');
+      const call = await pageCall('/signing/api/request', token);
+      expect(call.status).toBe(404);
+    }
+    // The real link still works.
+    expect((await fetch(link.url)).status).toBe(200);
+  });
+
+  it('cancel: the link ends (410), the recipient is told, a second cancel is 409', async () => {
+    const { recipient, sent, link } = await sendAndReadLink();
+    const cancel = () =>
+      fetch(`${baseUrl}/api/v1/send/${sent.sendId}/cancel`, {
+        method: 'POST',
+        headers: auth(business.apiKey),
+      });
+    const res = await cancel();
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ sendId: sent.sendId, status: 'canceled' });
+    expect((await cancel()).status).toBe(409);
+    expect(await statusOf(business.apiKey, sent.auditId)).toEqual({
+      auditId: sent.auditId,
+      status: 'canceled',
+      canceledAt: expect.any(String) as string,
+    });
+    const page = await fetch(link.url);
+    expect(page.status).toBe(410);
+    expect(await page.text()).toContain('canceled');
+    const sign = await pageCall('/signing/api/sign', link.token, {
+      signerName: 'Grace Hopper',
+      signature: { mode: 'type', typedName: 'Grace', color: '#111827' },
+    });
+    expect(sign.status).toBe(410);
+    await waitForMail(recipient, /^Canceled:/);
+    const other = await createAccount('business');
+    const foreign = await fetch(`${baseUrl}/api/v1/send/${sent.sendId}/cancel`, {
+      method: 'POST',
+      headers: auth(other.apiKey),
+    });
+    expect(foreign.status).toBe(404);
+  });
+
+  it('resend: a new email with a new link; the old link is dead, the new one signs', async () => {
+    const { recipient, sent, link } = await sendAndReadLink();
+    const res = await fetch(`${baseUrl}/api/v1/send/${sent.sendId}/resend`, {
+      method: 'POST',
+      headers: auth(business.apiKey),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ sendId: sent.sendId, status: 'pending', expiresAt: sent.expiresAt });
+    const mails = await waitForMail(recipient, /^Please sign/, 2);
+    const fresh = linkIn(mails[1] ?? mails[0]!);
+    expect(fresh.token).not.toBe(link.token);
+    expect((await fetch(link.url)).status).toBe(404);
+    expect((await pageCall('/signing/api/request', link.token)).status).toBe(404);
+    const signed = await pageCall('/signing/api/sign', fresh.token, {
+      signerName: 'Grace Hopper',
+      signature: { mode: 'type', typedName: 'Grace Hopper', color: '#14532d' },
+    });
+    expect(signed.status).toBe(200);
+    expect((await statusOf(business.apiKey, sent.auditId)).status).toBe('signed');
+  });
+
+  it('expiry (document-store clock moved a day on): the page says so with 410, nothing signs, the sender is told', async () => {
+    const { sent, link } = await sendAndReadLink({ expiresInDays: 1 });
+    try {
+      await setClockOffset(24 * 60 * 60_000 + 60_000);
+      const expired = await waitForStatus(business.apiKey, sent.auditId, (s) => s.status === 'expired');
+      expect(expired).toEqual({ auditId: sent.auditId, status: 'expired', expiredAt: sent.expiresAt });
+      const page = await fetch(link.url);
+      expect(page.status).toBe(410);
+      expect(await page.text()).toContain('expired');
+      const sign = await pageCall('/signing/api/sign', link.token, {
+        signerName: 'Grace Hopper',
+        signature: { mode: 'type', typedName: 'Grace', color: '#111827' },
+      });
+      expect(sign.status).toBe(410);
+      expect(await errorOf(sign)).toContain('expired');
+      await waitForMail(business.email, /^Expired unsigned:/);
+    } finally {
+      await setClockOffset(0);
+    }
+    // Final: back on real time it stays expired.
+    expect((await statusOf(business.apiKey, sent.auditId)).status).toBe('expired');
+  });
+
+  it('a redelivered request event sends no second email, and the first link keeps working', async () => {
+    const { recipient, sent, link } = await sendAndReadLink();
+    const republished = await republishRequestedEvent(sent.sendId);
+    expect(republished).toBe(true);
+    // The mailer consumes it (its log says so) and sends nothing.
+    const handledAgain = async () =>
+      (await stackLog())
+        .split('\n')
+        .some((line) => line.includes('email already handled') && line.includes(sent.sendId));
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !(await handledAgain())) await new Promise((r) => setTimeout(r, 200));
+    expect(await handledAgain()).toBe(true);
+    expect(await mailTo(recipient, /^Please sign/)).toHaveLength(1);
+    expect((await fetch(link.url)).status).toBe(200);
+  });
+});
+
+describe('the signing page in a browser', () => {
+  it('works on a phone, with touch, and with the keyboard alone (typed signature)', async () => {
+    const { sent, link } = await sendAndReadLink();
+    const { page, foreign, errors } = await openPage(link.url, { width: 390, height: 844 });
+    await page.locator('#sign-panel').waitFor();
+    // Nothing wider than the screen.
+    const scrollWidth = await page.evaluate('document.documentElement.scrollWidth');
+    expect(scrollWidth as number).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: `${screenshotDir}/signing-phone.png`, fullPage: true });
+
+    // Keyboard only: Tab to the mode radios, choose Type, type a name, pick a colour, sign.
+    await page.locator('#signer-name').focus();
+    await page.keyboard.press('Tab'); // the Draw radio
+    await page.keyboard.press('ArrowRight'); // Type
+    expect(await page.locator('#sig-mode-type').isChecked()).toBe(true);
+    await page.keyboard.press('Tab'); // colour group
+    await page.keyboard.press('ArrowRight'); // Blue
+    expect(await page.locator('#sig-color-1e3a8a').isChecked()).toBe(true);
+    await page.keyboard.press('Tab'); // typed name field
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Grace B. Hopper');
+    await page.locator('#sign-button').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#done').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#done-heading').textContent()).toBe('Signed');
+    expect(foreign).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+    expect((await statusOf(business.apiKey, sent.auditId)).status).toBe('signed');
+  });
+
+  it('draws with touch on a phone-sized screen', async () => {
+    const { link } = await sendAndReadLink();
+    const { page } = await openPage(link.url, { width: 390, height: 844 });
+    await page.locator('#sign-panel').waitFor();
+    const canvas = page.locator('.sig-canvas');
+    await canvas.scrollIntoViewIfNeeded();
+    const box = await canvas.boundingBox();
+    if (!box) throw new Error('no canvas');
+    // A finger stroke, as pointer events of type touch.
+    const cdp = await page.context().newCDPSession(page);
+    const point = (t: number) => ({
+      x: box.x + box.width * (0.1 + 0.8 * t),
+      y: box.y + box.height * (0.5 + 0.3 * Math.sin(t * 6)),
+    });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [point(0)] });
+    for (let i = 1; i <= 12; i++) {
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [point(i / 12)] });
+    }
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await page.locator('.sig-box img').first().waitFor();
+    expect(await page.locator('.sig-hint').textContent()).toContain('Signature drawn');
+    await page.screenshot({ path: `${screenshotDir}/signing-phone-drawn.png` });
+    const desktop = await openPage(link.url);
+    await desktop.page.locator('#sign-panel').waitFor();
+    await desktop.page.screenshot({ path: `${screenshotDir}/signing-desktop.png`, fullPage: true });
+    await desktop.page.close();
+    await page.close();
   });
 });
