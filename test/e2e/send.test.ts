@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { inkAt, makePdf, pdfSig, renderPage, runPdfTool } from '@esign/testing';
+import { EsignClient } from '../../libs/sdk/src/index.js';
 import { auth, baseUrl, createAccount, errorOf, type TestAccount } from './harness';
 import {
   linkIn,
@@ -514,5 +515,42 @@ describe('the signing page in a browser', () => {
     await desktop.page.screenshot({ path: `${screenshotDir}/signing-desktop.png`, fullPage: true });
     await desktop.page.close();
     await page.close();
+  });
+});
+
+describe('the SDK', () => {
+  it('sendForSigning, getSigningStatus, resendSend and cancelSend', async () => {
+    const client = new EsignClient({ apiKey: business.apiKey, baseUrl });
+    const recipient = newRecipient();
+    const sent = await client.sendForSigning({
+      file: pdf,
+      fileName: 'sdk.pdf',
+      recipientEmail: recipient,
+      recipientName: 'Ada Lovelace',
+      positions: [POSITION],
+    });
+    expect(sent.status).toBe('pending');
+    // A retry under the same key (as the SDK's own retries send) answers the same request.
+    const again = await client.sendForSigning(
+      {
+        file: pdf,
+        fileName: 'sdk.pdf',
+        recipientEmail: recipient,
+        recipientName: 'Ada Lovelace',
+        positions: [POSITION],
+      },
+      { idempotencyKey: 'sdk-send-key' },
+    );
+    expect(again.sendId).not.toBe(sent.sendId);
+    const status = await client.getSigningStatus(sent.auditId);
+    expect(status).toMatchObject({ status: 'pending', signerName: 'Ada Lovelace', viewedAt: null });
+    expect((await client.getSigningStatus(sent.sendId)).auditId).toBe(sent.auditId);
+    expect(await client.resendSend(sent.sendId)).toMatchObject({
+      status: 'pending',
+      expiresAt: sent.expiresAt,
+    });
+    expect(await client.cancelSend(sent.sendId)).toMatchObject({ status: 'canceled' });
+    expect(await client.cancelSend(again.sendId)).toMatchObject({ status: 'canceled' });
+    await expect(client.cancelSend(sent.sendId)).rejects.toMatchObject({ status: 409 });
   });
 });
