@@ -340,7 +340,7 @@ describe('POST /api/v1/send', () => {
       headers: auth(business.apiKey),
     });
     expect(unknown.status).toBe(404);
-    const bySendId = await fetch(`${baseUrl}/api/v1/status?sendId=${sent.sendId}`, {
+    const bySendId = await fetch(`${baseUrl}/api/v1/status?auditId=${sent.sendId}`, {
       headers: auth(business.apiKey),
     });
     expect(((await bySendId.json()) as { auditId: string }).auditId).toBe(sent.auditId);
