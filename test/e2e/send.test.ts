@@ -228,6 +228,20 @@ describe('send for signing, end to end', () => {
     });
     expect(notPng.status).toBe(400);
 
+    // A PNG the signer cannot read fails inside the sign workflow: the claim is released, so the
+    // recipient can sign at once afterwards (below), not after the claim's timeout.
+    const broken = await pageCall('/signing/api/sign', link.token, {
+      signerName: 'Grace Hopper',
+      signature: {
+        mode: 'draw',
+        imageBase64: Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(64, 7)]).toString(
+          'base64',
+        ),
+      },
+    });
+    expect(broken.status).toBe(400);
+    expect(await errorOf(broken)).toMatch(/signature/i);
+
     const answers = await Promise.all([
       pageCall('/signing/api/sign', link.token, typed),
       pageCall('/signing/api/sign', link.token, typed),
