@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { inkAt, makePdf, pdfSig, renderPage, runPdfTool } from '@esign/testing';
+import { inkAt, makeLargePdf, makePdf, pdfSig, renderPage, runPdfTool } from '@esign/testing';
 import { EsignClient } from '../../libs/sdk/src/index.js';
 import { auth, baseUrl, createAccount, errorOf, type TestAccount } from './harness';
 import {
@@ -335,6 +335,26 @@ describe('POST /api/v1/send', () => {
     await waitForMail(recipient, /^Please sign/);
     await new Promise((r) => setTimeout(r, 1500));
     expect(await waitForMail(recipient, /^Please sign/)).toHaveLength(1);
+  });
+
+  it('takes a PDF just under 10 MB, and a page link through to its signing page', async () => {
+    // 9 pages of 1 MiB noise: 9.0 MiB.
+    const large = await makeLargePdf(9 * 1024 * 1024);
+    expect(large.length).toBeLessThan(10 * 1024 * 1024);
+    const recipient = newRecipient();
+    const started = performance.now();
+    const res = await send(business.apiKey, {
+      pdf: large,
+      recipientEmail: recipient,
+      fields: { positions: [{ x: 10, y: 10, page: 8, width: 20 }] },
+    });
+    const ms = Math.round(performance.now() - started);
+    expect(res.status).toBe(201);
+    if (process.env.E2E_MEASURE) console.info(`POST /api/v1/send of ${large.length} bytes: ${ms} ms`);
+    const link = linkIn((await waitForMail(recipient, /^Please sign/))[0]);
+    const document = await pageCall('/signing/api/document', link.token);
+    expect(document.status).toBe(200);
+    expect(sha256(new Uint8Array(await document.arrayBuffer()))).toBe(sha256(large));
   });
 
   it('refuses a file over 10 MB with 413 without reading the rest', async () => {
