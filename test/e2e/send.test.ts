@@ -177,7 +177,17 @@ describe('send for signing, end to end', () => {
     if (!attachment) throw new Error('no signed PDF attached');
     const signedPdf = new Uint8Array(attachment.content);
     expect(sha256(signedPdf)).toBe(signed.fileHash);
-    await waitForMail(business.email, /^Signed:/);
+    const senderCopies = async () =>
+      (await mailTo(business.email, /^Signed:/)).filter((m) => m.text.includes(sent.auditId));
+    const deadline = Date.now() + 15_000;
+    while ((await senderCopies()).length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 150));
+    // Each party gets the signed PDF exactly once.
+    await new Promise((r) => setTimeout(r, 1000));
+    const senderMail = await senderCopies();
+    expect(senderMail).toHaveLength(1);
+    expect(sha256(new Uint8Array(senderMail[0]?.parsed.attachments[0]?.content ?? []))).toBe(signed.fileHash);
+    expect(await mailTo(recipient, /^Signed:/)).toHaveLength(1);
     expect((await pdfSig(signedPdf)).stdout).toContain('Signature Validation: Signature is Valid.');
     const text = (await runPdfTool('pdftotext', ['{file}', '-'], signedPdf)).stdout;
     expect(text).toContain('Grace Hopper');
