@@ -1,4 +1,5 @@
-import { readdirSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
@@ -16,7 +17,23 @@ const pages = Object.fromEntries(
     .map((entry) => [entry.name, join(root, entry.name, 'index.html')]),
 );
 
+/** pdf.js's data files (standard fonts, CJK character maps, JPEG 2000/JBIG2 decoders, ICC profiles). */
+const pdfjsDir = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+const PDFJS_DATA = ['standard_fonts', 'cmaps', 'wasm', 'iccs'];
+
 export default defineConfig({
+  plugins: [
+    {
+      // Copied beside the bundles as they are, so the pages fetch them from this origin (/web/pdfjs/).
+      name: 'esign-pdfjs-data',
+      apply: 'build',
+      writeBundle(options) {
+        const outDir = options.dir ?? resolve(root, '../dist/web');
+        for (const name of PDFJS_DATA)
+          cpSync(join(pdfjsDir, name), join(outDir, 'pdfjs', name), { recursive: true });
+      },
+    },
+  ],
   root,
   base: '/web/',
   publicDir: false,

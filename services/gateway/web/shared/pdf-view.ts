@@ -14,6 +14,9 @@ import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 
 GlobalWorkerOptions.workerSrc = workerUrl;
 
+/** Where the gateway serves pdf.js's data files (fonts, character maps, image decoders). */
+const PDFJS_DATA_URL = `${import.meta.env.BASE_URL}pdfjs/`;
+
 /** Where the PDF comes from: a same-origin URL (optionally with headers) or its bytes. */
 export type PdfSource =
   { url: string; httpHeaders?: Record<string, string> } | { data: Uint8Array | ArrayBuffer };
@@ -81,9 +84,14 @@ export const renderPdf = async (
       : { url: source.url, httpHeaders: source.httpHeaders, withCredentials: true }),
     // The pages' CSP allows no eval: pdf.js must not try it.
     isEvalSupported: false,
-    // Nothing from other origins and no font files from elsewhere: system fonts stand in for the
-    // standard 14 PDF fonts that documents do not embed.
-    useSystemFonts: true,
+    // pdf.js's own data, copied next to the bundles at build time (web/vite.config.ts): the standard
+    // 14 fonts documents do not embed, character maps of CJK fonts, and the decoders of JPEG 2000
+    // and JBIG2 images. Nothing comes from another origin.
+    standardFontDataUrl: `${PDFJS_DATA_URL}standard_fonts/`,
+    cMapUrl: `${PDFJS_DATA_URL}cmaps/`,
+    cMapPacked: true,
+    wasmUrl: `${PDFJS_DATA_URL}wasm/`,
+    iccUrl: `${PDFJS_DATA_URL}iccs/`,
   });
   const abort = () => void task.destroy();
   options.signal?.addEventListener('abort', abort, { once: true });
