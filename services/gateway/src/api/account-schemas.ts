@@ -124,3 +124,17 @@ export const ZRevokedApiKey = named(
   'A revoked key: every gateway refuses it from the next request on.',
   z.object({ id: z.uuid(), revokedAt: ZIsoTimestamp, alreadyRevoked: z.boolean() }),
 );
+
+export const ZDashboardSigned = named(
+  'DashboardSigned',
+  'A document signed from the dashboard: its record is durable; download the PDF from `downloadUrl`.',
+  z.object({
+    auditId: z.string().meta({ example: 'ESG-7KQ2-M4XP-9D3F' }),
+    signedAt: ZIsoTimestamp,
+    fileHash: z.string().meta({ description: 'sha256: of the signed PDF' }),
+    fileName: z.string().meta({ description: 'The name the signed PDF downloads as' }),
+    size: z.number().int(),
+    replayed: z.boolean().meta({ description: 'An earlier request with the same Idempotency-Key made it' }),
+    downloadUrl: z.string().meta({ example: '/api/documents/ESG-7KQ2-M4XP-9D3F/pdf' }),
+  }),
+);

@@ -4,6 +4,12 @@ import { getDocumentOperation, listDocumentsOperation } from './documents';
 import { sandboxSignOperation } from './sandbox';
 import { signDocumentOperation, signReferenceOperation } from './sign';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
+import {
+  dashboardSignOperation,
+  downloadDashboardDocumentOperation,
+  getDashboardDocumentOperation,
+  listDashboardDocumentsOperation,
+} from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
 
 /**
@@ -25,4 +31,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listApiKeysOperation,
   createApiKeyOperation,
   revokeApiKeyOperation,
+  listDashboardDocumentsOperation,
+  getDashboardDocumentOperation,
+  downloadDashboardDocumentOperation,
+  dashboardSignOperation,
 ];
