@@ -1,0 +1,104 @@
+import { ApiError } from '../../shared/http';
+import { api } from '../api';
+import { field, h, message } from '../dom';
+import type { ViewContext } from '../main';
+
+const form = (
+  context: ViewContext,
+  options: { title: string; submit: string; newPassword: boolean; intro: Node; footer: Node },
+  onSubmit: (email: string, password: string, status: HTMLElement) => Promise<void>,
+): void => {
+  const email = h('input', {
+    type: 'email',
+    name: 'email',
+    autocomplete: 'email',
+    required: true,
+    maxlength: 254,
+  });
+  const password = h('input', {
+    type: 'password',
+    name: 'password',
+    autocomplete: options.newPassword ? 'new-password' : 'current-password',
+    required: true,
+    minlength: options.newPassword ? 8 : undefined,
+    maxlength: 256,
+  });
+  const status = h('div', { class: 'form-status' });
+  const button = h('button', { type: 'submit' }, options.submit);
+  const element = h(
+    'form',
+    { class: 'card narrow' },
+    h('h1', {}, options.title),
+    options.intro,
+    field('Email', email),
+    field('Password', password, options.newPassword ? 'At least 8 characters.' : undefined),
+    status,
+    h('div', { class: 'actions' }, button),
+    options.footer,
+  );
+  element.addEventListener('submit', (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    status.replaceChildren();
+    onSubmit(email.value.trim(), password.value, status)
+      .catch((err: unknown) => {
+        status.replaceChildren(message('error', err instanceof Error ? err.message : String(err)));
+        password.focus();
+      })
+      .finally(() => {
+        button.disabled = false;
+      });
+  });
+  context.main.append(element);
+};
+
+const signInWith = async (context: ViewContext, email: string, password: string): Promise<void> => {
+  try {
+    await api.signIn(email, password);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) throw new Error('Wrong email or password.');
+    throw err;
+  }
+  const session = await context.refreshSession();
+  if (!session) throw new Error('Signed in, but the session was not kept: are cookies allowed?');
+  context.signedIn(session);
+};
+
+export const renderSignIn = (context: ViewContext): void =>
+  form(
+    context,
+    {
+      title: 'Sign in',
+      submit: 'Sign in',
+      newPassword: false,
+      intro: h('p', {}, 'Sign in to manage your documents and API keys.'),
+      footer: h('p', { class: 'alt' }, 'No account yet? ', h('a', { href: '#/sign-up' }, 'Create one')),
+    },
+    (email, password) => signInWith(context, email, password),
+  );
+
+export const renderSignUp = (context: ViewContext): void =>
+  form(
+    context,
+    {
+      title: 'Create an account',
+      submit: 'Create account',
+      newPassword: true,
+      intro: h('p', {}, 'New accounts start on the Free plan: 3 documents a month, signed here.'),
+      footer: h('p', { class: 'alt' }, 'Have an account? ', h('a', { href: '#/sign-in' }, 'Sign in')),
+    },
+    async (email, password) => {
+      await api.signUp(email, password);
+      // The answer is the same whether or not the address had an account: sign in to find out.
+      try {
+        await signInWith(context, email, password);
+      } catch (err) {
+        if (err instanceof Error && err.message === 'Wrong email or password.') {
+          throw new Error(
+            'This email may already have an account with another password: sign in instead.',
+          );
+        }
+        throw err;
+      }
+    },
+  );
