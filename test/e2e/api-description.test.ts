@@ -87,6 +87,7 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
   const dashboardPassword = 'conformance password';
   let user: SignedInUser | undefined;
   let keyId = '';
+  let dashboardAuditId = '';
   const signedIn = (): SignedInUser => {
     if (!user) throw new Error('signIn runs first');
     return user;
@@ -357,6 +358,80 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
         name: 'a malformed id (400)',
         send: () =>
           fetch(`${baseUrl}/api/keys?id=42`, { method: 'DELETE', headers: dashboardHeaders(signedIn()) }),
+      },
+    ],
+    listDashboardDocuments: [
+      {
+        name: 'a page',
+        send: () => fetch(`${baseUrl}/api/documents?limit=5`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      {
+        name: 'a bad sortBy (400)',
+        send: () => fetch(`${baseUrl}/api/documents?sortBy=size`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      { name: 'no session (401)', send: () => fetch(`${baseUrl}/api/documents`) },
+    ],
+    dashboardSign: [
+      {
+        name: 'a signature',
+        send: async () => {
+          const res = await fetch(`${baseUrl}/api/sign`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+            body: signForm({ file: { bytes: pdf, name: 'd.pdf' }, fields: typedSignature }),
+          });
+          dashboardAuditId = ((await res.clone().json()) as { auditId: string }).auditId;
+          return res;
+        },
+      },
+      {
+        name: 'no signerName (400)',
+        send: () =>
+          fetch(`${baseUrl}/api/sign`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+            body: signForm({
+              file: { bytes: pdf, name: 'd.pdf' },
+              fields: { ...typedSignature, signerName: '' },
+            }),
+          }),
+      },
+      {
+        name: 'without the CSRF token (403)',
+        send: () =>
+          fetch(`${baseUrl}/api/sign`, {
+            method: 'POST',
+            headers: { Cookie: signedIn().cookie, Origin: baseUrl },
+            body: signForm({ file: { bytes: pdf, name: 'd.pdf' }, fields: typedSignature }),
+          }),
+      },
+    ],
+    getDashboardDocument: [
+      {
+        name: 'the document signed from the dashboard',
+        send: () =>
+          fetch(`${baseUrl}/api/documents/${dashboardAuditId}`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      {
+        name: "another account's document (404)",
+        send: () =>
+          fetch(`${baseUrl}/api/documents/${signedAuditId}`, { headers: { Cookie: signedIn().cookie } }),
+      },
+    ],
+    downloadDashboardDocument: [
+      {
+        name: 'the signed PDF',
+        send: () =>
+          fetch(`${baseUrl}/api/documents/${dashboardAuditId}/pdf`, {
+            headers: { Cookie: signedIn().cookie },
+          }),
+      },
+      {
+        name: 'an unknown audit ID (404)',
+        send: () =>
+          fetch(`${baseUrl}/api/documents/ESG-AAAA-BBBB-CCCC/pdf`, {
+            headers: { Cookie: signedIn().cookie },
+          }),
       },
     ],
     signOut: [

@@ -106,6 +106,12 @@ const expectNoSideScroll = async (page: Page): Promise<void> => {
   expect(scroll, 'page width').toBeLessThanOrEqual(width);
 };
 
+/**
+ * Wait for a page to show something. Generous: sign-up and sign-in run scrypt, which takes a while on
+ * a busy machine, and a signing goes through the whole stack.
+ */
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 20_000 });
+
 const sha256 = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
 const setPlan = async (email: string, plan: 'free' | 'pro' | 'business') => {
@@ -143,8 +149,8 @@ describe('the dashboard', () => {
 
     const { page, context, problems } = await openPage(DESKTOP, [401]);
     await page.goto(`${baseUrl}/dashboard#/keys`);
-    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/sign-in');
-    await expect.poll(() => heading(page).textContent()).toBe('Sign in');
+    await poll(() => page.evaluate(() => location.hash)).toBe('#/sign-in');
+    await poll(() => heading(page).textContent()).toBe('Sign in');
     await shoot(page, 'sign-in-desktop');
     await page.setViewportSize(PHONE);
     await expectNoSideScroll(page);
@@ -153,7 +159,7 @@ describe('the dashboard', () => {
     await page.getByLabel('Email').fill(`nobody${Date.now()}@example.com`);
     await page.getByLabel('Password').fill('not a password at all');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong email or password.');
+    await poll(() => page.getByRole('alert').textContent()).toBe('Wrong email or password.');
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -162,19 +168,19 @@ describe('the dashboard', () => {
     const { page, context, problems } = await openPage(DESKTOP, [401]);
     await page.goto(`${baseUrl}/dashboard`);
     await page.getByRole('link', { name: 'Create one' }).click();
-    await expect.poll(() => heading(page).textContent()).toBe('Create an account');
+    await poll(() => heading(page).textContent()).toBe('Create an account');
     await shoot(page, 'sign-up-desktop');
     const email = `ui${Date.now()}@example.com`;
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill('a long enough password');
     await page.getByRole('button', { name: 'Create account' }).click();
-    await expect.poll(() => heading(page).textContent()).toBe('Documents');
-    await expect.poll(() => page.locator('#account-email').textContent()).toBe(email);
+    await poll(() => heading(page).textContent()).toBe('Documents');
+    await poll(() => page.locator('#account-email').textContent()).toBe(email);
 
     // Free: keys exist but /api/v1 refuses them; the operator moves the account to Business.
     await setPlan(email, 'business');
     await page.getByRole('link', { name: 'API keys' }).click();
-    await expect.poll(() => heading(page).textContent()).toBe('API keys');
+    await poll(() => heading(page).textContent()).toBe('API keys');
     await page.getByLabel('Name').fill('e2e server');
     await page.getByRole('button', { name: 'Create key' }).click();
     const keyField = page.getByLabel('Your API key');
@@ -183,13 +189,13 @@ describe('the dashboard', () => {
     expect(shown).toMatch(/^svc_live_[A-Za-z0-9]{32}$/);
     await shoot(page, 'keys-new-key-desktop');
     await page.getByRole('button', { name: 'Copy key' }).click();
-    await expect.poll(() => page.locator('.copy-status').textContent()).toBe('Copied to the clipboard.');
+    await poll(() => page.locator('.copy-status').textContent()).toBe('Copied to the clipboard.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
     await page.getByRole('button', { name: 'Done: I have stored it' }).click();
     expect(await keyField.count()).toBe(0);
     // Never shown again: not after a reload either.
     await page.reload();
-    await expect.poll(() => page.locator('tr[data-key-id]').count()).toBe(1);
+    await poll(() => page.locator('tr[data-key-id]').count()).toBe(1);
     expect(await page.content()).not.toContain(shown);
     expect(await page.locator('tbody').textContent()).toContain(shown.slice(0, 12));
 
@@ -197,16 +203,11 @@ describe('the dashboard', () => {
     expect(signed.status).toBe(200);
     await signed.arrayBuffer();
     // Last used shows (it is recorded off the request path, so after a moment).
-    await expect
-      .poll(
-        async () => {
-          await page.reload();
-          await page.locator('tr[data-key-id]').waitFor();
-          return page.locator('td[data-label="Last used"]').textContent();
-        },
-        { timeout: 15_000 },
-      )
-      .toMatch(/UTC$/);
+    await poll(async () => {
+      await page.reload();
+      await page.locator('tr[data-key-id]').waitFor();
+      return page.locator('td[data-label="Last used"]').textContent();
+    }).toMatch(/UTC$/);
 
     // Revoke asks first: Cancel (and Escape) leave the key alone.
     await page.getByRole('button', { name: 'Revoke e2e server' }).click();
@@ -214,14 +215,14 @@ describe('the dashboard', () => {
     await dialog.waitFor();
     await shoot(page, 'keys-revoke-dialog-desktop');
     await page.keyboard.press('Escape');
-    await expect.poll(() => dialog.count()).toBe(0);
+    await poll(() => dialog.count()).toBe(0);
     const stillWorks = await sign(shown, { file: { bytes: pdf, name: 'api.pdf' }, fields: typedSignature });
     expect(stillWorks.status).toBe(200);
     await stillWorks.arrayBuffer();
     await page.getByRole('button', { name: 'Revoke e2e server' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
-    await expect.poll(() => page.locator('td[data-label="Status"]').textContent()).toMatch(/^Revoked/);
-    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('is revoked');
+    await poll(() => page.locator('td[data-label="Status"]').textContent()).toMatch(/^Revoked/);
+    await poll(() => page.getByRole('status').first().textContent()).toContain('is revoked');
     await shoot(page, 'keys-desktop');
     await page.setViewportSize(PHONE);
     await expectNoSideScroll(page);
@@ -233,7 +234,7 @@ describe('the dashboard', () => {
 
     // Sign-out ends the session: the dashboard goes back to sign-in.
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect.poll(() => heading(page).textContent()).toBe('Sign in');
+    await poll(() => heading(page).textContent()).toBe('Sign in');
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -242,7 +243,7 @@ describe('the dashboard', () => {
     const user = await signUpAndIn();
     const { page, context, problems } = await openSignedIn(user, DESKTOP, [403]);
     await page.goto(`${baseUrl}/dashboard#/sign`);
-    await expect.poll(() => heading(page).textContent()).toBe('Sign a document');
+    await poll(() => heading(page).textContent()).toBe('Sign a document');
     expect(await page.getByTestId('quota').textContent()).toContain('3 of 3 documents left');
     await page.getByLabel('PDF, PNG or JPEG').setInputFiles({
       name: 'contract.pdf',
@@ -280,8 +281,7 @@ describe('the dashboard', () => {
     expect(record).toMatchObject({ signerName: 'Grace Hopper', signerEmail: user.email });
     // Placed on the second page (the audit log counts pages from 1).
     const applied = record.auditLog.find((e) => e.event === 'signature.applied') as
-      | { details: { pages?: string; mode?: string } }
-      | undefined;
+      { details: { pages?: string; mode?: string } } | undefined;
     expect(applied?.details).toMatchObject({ pages: '2', mode: 'type' });
 
     // Two more (the same endpoint the page uses), then the fourth is refused in the page.
@@ -296,6 +296,7 @@ describe('the dashboard', () => {
     const text = (await alert.textContent()) ?? '';
     expect(text).toContain('Not signed: this month’s documents are used up.');
     expect(text).toContain('free plan allows 3 documents a month');
+    await poll(() => page.getByTestId('quota').textContent()).toContain('0 of 3 documents left');
     await shoot(page, 'sign-quota-desktop');
     await page.setViewportSize(PHONE);
     await expectNoSideScroll(page);
@@ -311,7 +312,7 @@ describe('the dashboard', () => {
 
     // Plan & usage says so.
     await page.getByRole('link', { name: 'Plan & usage' }).click();
-    await expect.poll(() => heading(page).textContent()).toBe('Plan & usage');
+    await poll(() => heading(page).textContent()).toBe('Plan & usage');
     expect(await page.locator('.usage-figure').textContent()).toBe('3 of 3 documents used this month');
     expect(await page.getByTestId('plan-documents').textContent()).toBe('3');
     expect(await page.getByTestId('plan-api').textContent()).toMatch(/^No/);
@@ -337,21 +338,21 @@ describe('the dashboard', () => {
     await page.goto(`${baseUrl}/dashboard#/documents?limit=2`);
     const rows = page.locator('table.documents tbody tr');
     const files = () => page.locator('td[data-label="File"]').allTextContents();
-    await expect.poll(files).toEqual(['echo-nda.pdf', 'delta-lease.pdf']);
+    await poll(files).toEqual(['echo-nda.pdf', 'delta-lease.pdf']);
     expect(await page.locator('.pager-summary').textContent()).toBe('Page 1 of 3 · 5 documents');
     await page.getByRole('link', { name: 'Next' }).click();
-    await expect.poll(files).toEqual(['charlie-nda.pdf', 'bravo-lease.pdf']);
+    await poll(files).toEqual(['charlie-nda.pdf', 'bravo-lease.pdf']);
     await page.getByRole('link', { name: 'Next' }).click();
-    await expect.poll(files).toEqual(['alpha-nda.pdf']);
+    await poll(files).toEqual(['alpha-nda.pdf']);
     expect(await page.getByRole('link', { name: 'Next' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Previous' }).click();
-    await expect.poll(files).toEqual(['charlie-nda.pdf', 'bravo-lease.pdf']);
+    await poll(files).toEqual(['charlie-nda.pdf', 'bravo-lease.pdf']);
 
     // Search and sort (the filters go back to page 1).
     await page.getByLabel('Search file names').fill('lease');
     await page.getByLabel('Sort').selectOption({ label: 'File name A–Z' });
     await page.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(files).toEqual(['bravo-lease.pdf', 'delta-lease.pdf']);
+    await poll(files).toEqual(['bravo-lease.pdf', 'delta-lease.pdf']);
     expect(await page.evaluate(() => location.hash)).toBe('#/documents?search=lease&sort=name-asc&limit=2');
     // A date range: today holds them all, tomorrow none.
     const today = new Date().toISOString().slice(0, 10);
@@ -361,13 +362,13 @@ describe('the dashboard', () => {
     await page.getByLabel('Signed to').fill(today);
     await page.getByLabel('Per page').selectOption('10');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => rows.count()).toBe(5);
+    await poll(() => rows.count()).toBe(5);
     await page.getByLabel('Signed from').fill(tomorrow);
     await page.getByLabel('Signed to').fill(tomorrow);
     await page.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => page.locator('.empty').textContent()).toBe('No document matches these filters.');
+    await poll(() => page.locator('.empty').textContent()).toBe('No document matches these filters.');
     await page.getByRole('link', { name: 'Clear' }).click();
-    await expect.poll(() => rows.count()).toBe(5);
+    await poll(() => rows.count()).toBe(5);
     await shoot(page, 'documents-desktop');
     await page.setViewportSize(PHONE);
     await expectNoSideScroll(page);
@@ -376,9 +377,14 @@ describe('the dashboard', () => {
 
     // A document's detail with its audit log, and its download.
     await page.getByRole('link', { name: 'charlie-nda.pdf', exact: true }).click();
-    await expect.poll(() => heading(page).textContent()).toBe('charlie-nda.pdf');
+    await poll(() => heading(page).textContent()).toBe('charlie-nda.pdf');
     const events = await page.locator('.audit-log li strong').allTextContents();
-    expect(events).toEqual(['document.uploaded', 'signature.applied', 'document.sealed', 'document.recorded']);
+    expect(events).toEqual([
+      'document.uploaded',
+      'signature.applied',
+      'document.sealed',
+      'document.recorded',
+    ]);
     await shoot(page, 'document-desktop');
     const [file] = await Promise.all([
       page.waitForEvent('download'),
@@ -400,35 +406,39 @@ describe('the dashboard', () => {
     const user = await signUpAndIn();
     const { page, context, problems } = await openPage(DESKTOP, [401]);
     await page.goto(`${baseUrl}/dashboard#/sign-in`);
-    await expect.poll(() => heading(page).textContent()).toBe('Sign in');
+    await poll(() => heading(page).textContent()).toBe('Sign in');
     await tabTo(page, () => document.activeElement?.getAttribute('type') === 'email');
     await page.keyboard.type(user.email);
     await page.keyboard.press('Tab');
     await page.keyboard.type(user.password);
     await page.keyboard.press('Enter');
-    await expect.poll(() => heading(page).textContent()).toBe('Documents');
+    await poll(() => heading(page).textContent()).toBe('Documents');
     // Focus went to the new view's heading; the navigation is reached from the top of the page.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     await page.keyboard.press('Shift+Tab');
     await tabTo(
       page,
       () => document.activeElement?.textContent === 'API keys' && document.activeElement.tagName === 'A',
     );
     // The focused link is visibly marked.
-    const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+    const outline = await page.evaluate(
+      () => getComputedStyle(document.activeElement as Element).outlineStyle,
+    );
     expect(outline).not.toBe('none');
     await page.keyboard.press('Enter');
-    await expect.poll(() => heading(page).textContent()).toBe('API keys');
+    await poll(() => heading(page).textContent()).toBe('API keys');
     await tabTo(page, () => document.activeElement?.getAttribute('name') === 'name');
     await page.keyboard.type('keyboard key');
     await page.keyboard.press('Enter');
     await page.getByLabel('Your API key').waitFor();
     // Focus is on the new key; the next stop is its Copy button.
-    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).value)).toMatch(/^svc_live_/);
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).value)).toMatch(
+      /^svc_live_/,
+    );
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Copy key');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('.copy-status').textContent()).toBe('Copied to the clipboard.');
+    await poll(() => page.locator('.copy-status').textContent()).toBe('Copied to the clipboard.');
     // Revoke with the keyboard: the dialog opens on Cancel, Tab reaches Revoke key.
     await tabTo(page, () => document.activeElement?.getAttribute('aria-label') === 'Revoke keyboard key');
     await page.keyboard.press('Enter');
@@ -437,7 +447,7 @@ describe('the dashboard', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Revoke key');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('td[data-label="Status"]').textContent()).toMatch(/^Revoked/);
+    await poll(() => page.locator('td[data-label="Status"]').textContent()).toMatch(/^Revoked/);
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -492,7 +502,9 @@ describe('the dashboard', () => {
       await fetch(`${baseUrl}/api/documents`, { headers: { Cookie: user.cookie } })
     ).json()) as { total: number };
     expect(docs.total).toBe(0);
-    const keys = (await (await fetch(`${baseUrl}/api/keys`, { headers: { Cookie: user.cookie } })).json()) as {
+    const keys = (await (
+      await fetch(`${baseUrl}/api/keys`, { headers: { Cookie: user.cookie } })
+    ).json()) as {
       keys: unknown[];
     };
     expect(keys.keys).toEqual([]);

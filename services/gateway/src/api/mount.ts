@@ -117,7 +117,8 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
         blob: deps.blob,
         maxFileBytes: file.maxBytes(
           deps.config,
-          (res.locals.principal as TPrincipal | undefined) ?? (res.locals.session as GatewaySession | undefined),
+          (res.locals.principal as TPrincipal | undefined) ??
+            (res.locals.session as GatewaySession | undefined),
         ),
         accept: file.accept,
         logger: deps.logger,

@@ -52,7 +52,11 @@ export const getDashboardDocumentOperation = defineOperation({
   errors: ['not_found', 'unavailable', 'internal'],
   async handle({ params, session }, deps) {
     if (!session) throw new Error('getDashboardDocument needs a session');
-    return { status: 200, headers: NO_STORE, json: await documentOf(deps, session.accountId, params.auditId) };
+    return {
+      status: 200,
+      headers: NO_STORE,
+      json: await documentOf(deps, session.accountId, params.auditId),
+    };
   },
 });
 

@@ -94,9 +94,7 @@ export const renderSignUp = (context: ViewContext): void =>
         await signInWith(context, email, password);
       } catch (err) {
         if (err instanceof Error && err.message === 'Wrong email or password.') {
-          throw new Error(
-            'This email may already have an account with another password: sign in instead.',
-          );
+          throw new Error('This email may already have an account with another password: sign in instead.');
         }
         throw err;
       }

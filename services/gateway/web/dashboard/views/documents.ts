@@ -8,7 +8,10 @@ const SORTS = {
   oldest: { sortBy: 'signed_at', sortDir: 'asc', label: 'Oldest first' },
   'name-asc': { sortBy: 'file_name', sortDir: 'asc', label: 'File name A–Z' },
   'name-desc': { sortBy: 'file_name', sortDir: 'desc', label: 'File name Z–A' },
-} as const satisfies Record<string, { sortBy: DocumentQuery['sortBy']; sortDir: 'asc' | 'desc'; label: string }>;
+} as const satisfies Record<
+  string,
+  { sortBy: DocumentQuery['sortBy']; sortDir: 'asc' | 'desc'; label: string }
+>;
 type SortName = keyof typeof SORTS;
 
 const PAGE_SIZES = [10, 20, 50, 100];
@@ -58,7 +61,11 @@ const documentRow = (doc: DocumentRecord): HTMLElement =>
       { 'data-label': 'PDF' },
       h(
         'a',
-        { href: api.downloadUrl(doc.auditId), download: '', 'aria-label': `Download ${doc.fileName} (signed PDF)` },
+        {
+          href: api.downloadUrl(doc.auditId),
+          download: '',
+          'aria-label': `Download ${doc.fileName} (signed PDF)`,
+        },
         'Download',
       ),
     ),
@@ -166,11 +173,19 @@ export const renderDocuments = async (context: ViewContext): Promise<void> => {
     'nav',
     { class: 'pager', 'aria-label': 'Pages' },
     state.page > 1
-      ? h('a', { href: hashFor({ ...state, page: state.page - 1 }), class: 'button secondary', rel: 'prev' }, 'Previous')
+      ? h(
+          'a',
+          { href: hashFor({ ...state, page: state.page - 1 }), class: 'button secondary', rel: 'prev' },
+          'Previous',
+        )
       : null,
     h('span', { class: 'pager-summary' }, summary),
     list.nextCursor
-      ? h('a', { href: hashFor({ ...state, page: state.page + 1 }), class: 'button secondary', rel: 'next' }, 'Next')
+      ? h(
+          'a',
+          { href: hashFor({ ...state, page: state.page + 1 }), class: 'button secondary', rel: 'next' },
+          'Next',
+        )
       : null,
   );
   results.replaceChildren(
@@ -181,7 +196,11 @@ export const renderDocuments = async (context: ViewContext): Promise<void> => {
       h(
         'thead',
         {},
-        h('tr', {}, ...['File', 'Signer', 'Signed', 'Audit ID', 'PDF'].map((t) => h('th', { scope: 'col' }, t))),
+        h(
+          'tr',
+          {},
+          ...['File', 'Signer', 'Signed', 'Audit ID', 'PDF'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
       ),
       h('tbody', {}, ...list.documents.map(documentRow)),
     ),
@@ -203,7 +222,11 @@ export const renderDocument = async (context: ViewContext): Promise<void> => {
   });
   const back = h('p', {}, h('a', { href: '#/documents' }, '← All documents'));
   if (!doc) {
-    main.append(back, h('h1', {}, 'Document not found'), message('error', `No document with audit ID ${auditId}.`));
+    main.append(
+      back,
+      h('h1', {}, 'Document not found'),
+      message('error', `No document with audit ID ${auditId}.`),
+    );
     return;
   }
   const facts: [string, Node | string][] = [
@@ -229,7 +252,11 @@ export const renderDocument = async (context: ViewContext): Promise<void> => {
       'section',
       { class: 'card', 'aria-labelledby': 'facts-title' },
       h('h2', { id: 'facts-title' }, 'Details'),
-      h('dl', { class: 'facts' }, ...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)])),
+      h(
+        'dl',
+        { class: 'facts' },
+        ...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+      ),
     ),
     h(
       'section',
@@ -250,7 +277,9 @@ export const renderDocument = async (context: ViewContext): Promise<void> => {
             h('strong', {}, entry.event),
             ' ',
             h('time', { datetime: entry.timestamp }, formatTime(entry.timestamp)),
-            Object.keys(entry.details).length ? h('div', { class: 'details' }, describeDetails(entry.details)) : null,
+            Object.keys(entry.details).length
+              ? h('div', { class: 'details' }, describeDetails(entry.details))
+              : null,
             h('div', { class: 'hash' }, `hash ${entry.hash.slice(0, 16)}…`),
           ),
         ),

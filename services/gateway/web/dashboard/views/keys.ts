@@ -96,7 +96,7 @@ const keyRow = (key: ApiKey, onRevoke: (key: ApiKey, button: HTMLButtonElement) 
         ? h('span', { class: 'badge revoked' }, `Revoked ${formatTime(key.revokedAt)}`)
         : h('span', { class: 'badge active' }, 'Active'),
     ),
-    h('td', { 'data-label': 'Actions' }, key.revoked ? '' : revoke),
+    h('td', { 'data-label': 'Actions' }, key.revoked ? null : revoke),
   );
 };
 

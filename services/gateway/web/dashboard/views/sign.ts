@@ -52,10 +52,16 @@ export const renderSign = (context: ViewContext): void => {
   let pages: PdfPageView[] = [];
   let view: PdfView | undefined;
 
-  const quota =
-    usage.documentsRemaining === null
-      ? `Your ${session.plan} plan has no monthly limit.`
-      : `${usage.documentsRemaining} of ${usage.limits.documentsPerMonth ?? 0} documents left this month on your ${session.plan} plan.`;
+  const quotaText = (current: typeof session): string =>
+    current.usage.documentsRemaining === null
+      ? `Your ${current.plan} plan has no monthly limit.`
+      : `${current.usage.documentsRemaining} of ${current.usage.limits.documentsPerMonth ?? 0} documents left this month on your ${current.plan} plan.`;
+  const quota = h('p', { 'data-testid': 'quota' }, quotaText(session));
+  /** The figures change with every signing (here or elsewhere). */
+  const refreshQuota = async (): Promise<void> => {
+    const current = await context.refreshSession();
+    if (current) quota.textContent = quotaText(current);
+  };
 
   // 1. The document.
   const fileInput = h('input', {
@@ -69,13 +75,43 @@ export const renderSign = (context: ViewContext): void => {
 
   // 2. Where the signature goes (the page, or these fields).
   const pageSelect = h('select', { name: 'page' }, h('option', { value: '0' }, 'Page 1'));
-  const x = h('input', { type: 'number', name: 'x', min: 0, max: 100, step: 1, value: 55, inputmode: 'numeric' });
-  const y = h('input', { type: 'number', name: 'y', min: 0, max: 100, step: 1, value: 80, inputmode: 'numeric' });
-  const width = h('input', { type: 'number', name: 'width', min: 10, max: 60, step: 1, value: 30, inputmode: 'numeric' });
+  const x = h('input', {
+    type: 'number',
+    name: 'x',
+    min: 0,
+    max: 100,
+    step: 1,
+    value: 55,
+    inputmode: 'numeric',
+  });
+  const y = h('input', {
+    type: 'number',
+    name: 'y',
+    min: 0,
+    max: 100,
+    step: 1,
+    value: 80,
+    inputmode: 'numeric',
+  });
+  const width = h('input', {
+    type: 'number',
+    name: 'width',
+    min: 10,
+    max: 60,
+    step: 1,
+    value: 30,
+    inputmode: 'numeric',
+  });
   const box = h('div', { class: 'sig-box', 'aria-hidden': 'true' }, h('span', {}, 'Signature'));
 
   // 3. Who signs, and the signature.
-  const signerName = h('input', { type: 'text', name: 'signerName', autocomplete: 'name', required: true, maxlength: 200 });
+  const signerName = h('input', {
+    type: 'text',
+    name: 'signerName',
+    autocomplete: 'name',
+    required: true,
+    maxlength: 200,
+  });
   const signerEmail = h('input', {
     type: 'email',
     name: 'signerEmail',
@@ -142,7 +178,10 @@ export const renderSign = (context: ViewContext): void => {
     if (!file) return;
     if (file.size > maxBytes) {
       previewStatus.replaceChildren(
-        message('error', `This file is ${formatBytes(file.size)}; your plan takes files up to ${formatBytes(maxBytes)}.`),
+        message(
+          'error',
+          `This file is ${formatBytes(file.size)}; your plan takes files up to ${formatBytes(maxBytes)}.`,
+        ),
       );
       return;
     }
@@ -152,7 +191,7 @@ export const renderSign = (context: ViewContext): void => {
         ? imagePage(preview, file).then((page) => [page])
         : file
             .arrayBuffer()
-            .then((data) => renderPdf(preview, { data }))
+            .then((data) => renderPdf(preview, { data }, { maxWidth: 720 }))
             .then((rendered) => {
               view = rendered;
               return rendered.pages;
@@ -194,32 +233,41 @@ export const renderSign = (context: ViewContext): void => {
       preview,
     ),
     h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'place-title' },
-      h('h2', { id: 'place-title' }, '2. Position'),
+      'div',
+      { class: 'sign-side' },
       h(
-        'p',
-        { class: 'hint' },
-        'Percent of the page, from its top-left corner to the top-left corner of the signature.',
+        'section',
+        { class: 'card', 'aria-labelledby': 'place-title' },
+        h('h2', { id: 'place-title' }, '2. Position'),
+        h(
+          'p',
+          { class: 'hint' },
+          'Percent of the page, from its top-left corner to the top-left corner of the signature.',
+        ),
+        h(
+          'div',
+          { class: 'grid' },
+          field('Page', pageSelect),
+          field('From the left (%)', x),
+          field('From the top (%)', y),
+          field('Width (% of the page)', width),
+        ),
       ),
       h(
-        'div',
-        { class: 'grid' },
-        field('Page', pageSelect),
-        field('From the left (%)', x),
-        field('From the top (%)', y),
-        field('Width (% of the page)', width),
+        'section',
+        { class: 'card', 'aria-labelledby': 'sig-title' },
+        h('h2', { id: 'sig-title' }, '3. Signer and signature'),
+        h(
+          'div',
+          { class: 'grid' },
+          field("Signer's full name", signerName),
+          field("Signer's email", signerEmail),
+        ),
+        padHolder,
       ),
+      status,
+      h('div', { class: 'actions' }, submit),
     ),
-    h(
-      'section',
-      { class: 'card', 'aria-labelledby': 'sig-title' },
-      h('h2', { id: 'sig-title' }, '3. Signer and signature'),
-      h('div', { class: 'grid' }, field("Signer's full name", signerName), field("Signer's email", signerEmail)),
-      padHolder,
-    ),
-    status,
-    h('div', { class: 'actions' }, submit),
   );
 
   form.addEventListener('submit', (event) => {
@@ -273,12 +321,16 @@ export const renderSign = (context: ViewContext): void => {
               'p',
               { class: 'actions' },
               h('a', { href: signed.downloadUrl, download: '', class: 'button' }, 'Download signed PDF'),
-              h('a', { href: `#/document/${encodeURIComponent(signed.auditId)}`, class: 'button secondary' }, 'View details'),
+              h(
+                'a',
+                { href: `#/document/${encodeURIComponent(signed.auditId)}`, class: 'button secondary' },
+                'View details',
+              ),
             ),
           ),
         );
         (status.querySelector('a') as HTMLElement | null)?.focus();
-        await context.refreshSession();
+        await refreshQuota();
       })
       .catch((err: unknown) => {
         const text = err instanceof Error ? err.message : String(err);
@@ -289,16 +341,17 @@ export const renderSign = (context: ViewContext): void => {
                 'div',
                 { class: 'message error', role: 'alert' },
                 h('p', {}, h('strong', {}, 'Not signed: this month’s documents are used up. ')),
-                h('p', {}, `The ${text}.`),
+                h('p', {}, `${text.charAt(0).toUpperCase()}${text.slice(1)}.`),
                 h('p', {}, h('a', { href: '#/plan' }, 'See your plan and usage')),
               )
             : message('error', `Not signed: ${text}`),
         );
+        if (quotaUsed) void refreshQuota().catch(() => undefined);
       })
       .finally(() => {
         submit.disabled = false;
       });
   });
 
-  main.append(h('h1', {}, 'Sign a document'), h('p', { 'data-testid': 'quota' }, quota), form);
+  main.append(h('h1', {}, 'Sign a document'), quota, form);
 };
