@@ -72,7 +72,8 @@ const render = async (): Promise<void> => {
   const route = currentRoute();
   const publicView = PUBLIC_VIEWS[route.name];
   const view = VIEWS[route.name];
-  if (!publicView && !view) {
+  const chosen = publicView ?? view;
+  if (!chosen) {
     navigate(session ? '#/documents' : '#/sign-in');
     return;
   }
@@ -84,7 +85,6 @@ const render = async (): Promise<void> => {
     navigate('#/documents');
     return;
   }
-  const chosen = (publicView ?? view)!;
   showChrome(route);
   document.title = `${chosen.title} · esign`;
   main.replaceChildren();
