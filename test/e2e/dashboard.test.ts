@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AccountPlanSet } from '@esign/contracts';
-import { makePdf } from '@esign/testing';
+import { inkAt, makeJpeg, makePdf, pdfSig, renderPage } from '@esign/testing';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -321,6 +321,66 @@ describe('the dashboard', () => {
     await shoot(page, 'plan-phone');
     await page.setViewportSize(DESKTOP);
     await shoot(page, 'plan-desktop');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('signs a JPEG on the Pro plan with a drawn signature placed by the position fields: the ink is where it was placed, and the seal verifies', async () => {
+    const user = await signUpAndIn();
+    await setPlan(user.email, 'pro');
+    const { page, context, problems } = await openSignedIn(user, PHONE);
+    await page.goto(`${baseUrl}/dashboard#/sign`);
+    await poll(() => page.getByTestId('quota').textContent()).toContain('50 of 50 documents left');
+    await page.getByLabel('PDF, PNG or JPEG').setInputFiles({
+      name: 'photo.jpg',
+      mimeType: 'image/jpeg',
+      buffer: await makeJpeg({ width: 400, height: 300 }),
+    });
+    await page.locator('figure.pdf-page .pdf-layer').waitFor();
+    await page.getByLabel('From the left (%)').fill('50');
+    await page.getByLabel('From the top (%)').fill('55');
+    await page.getByLabel('Width (% of the page)').fill('40');
+    await page.getByLabel("Signer's full name").fill('Ada Lovelace');
+    await page.getByRole('radio', { name: 'Draw' }).check();
+    // A pen stroke across the pad (pointer events, as a finger or mouse makes them).
+    const pad = page.locator('canvas.sig-canvas');
+    await pad.scrollIntoViewIfNeeded();
+    const area = await pad.boundingBox();
+    if (!area) throw new Error('no signature pad');
+    await page.mouse.move(area.x + area.width * 0.1, area.y + area.height * 0.5);
+    await page.mouse.down();
+    for (let i = 1; i <= 16; i++) {
+      const t = i / 16;
+      await page.mouse.move(
+        area.x + area.width * (0.1 + 0.8 * t),
+        area.y + area.height * (0.5 + 0.3 * Math.sin(t * Math.PI * 3)),
+      );
+    }
+    await page.mouse.up();
+    // The box on the page shows the drawn signature.
+    await poll(() => page.locator('.sig-box img').count()).toBe(1);
+    await expectNoSideScroll(page);
+    await shoot(page, 'sign-draw-phone');
+    await page.getByRole('button', { name: 'Sign document' }).click();
+    const download = page.getByRole('link', { name: 'Download signed PDF' });
+    await download.waitFor({ timeout: 30_000 });
+    const [file] = await Promise.all([page.waitForEvent('download'), download.click()]);
+    const signed = await readFile(await file.path());
+    expect((await pdfSig(signed)).stdout).toContain('Signature Validation: Signature is Valid.');
+    const rendered = await renderPage(signed, 0);
+    // The box is 40% wide and a third as high (in page units: the 4:3 photo makes it ~18% high).
+    expect(inkAt(rendered, { x: 52, y: 57, width: 36, height: 14 })).toBeGreaterThan(0.01);
+    expect(inkAt(rendered, { x: 5, y: 60, width: 40, height: 35 })).toBe(0);
+    const auditId = (await page.locator('.message.success code').textContent()) ?? '';
+    const record = (await (
+      await fetch(`${baseUrl}/api/documents/${auditId}`, { headers: { Cookie: user.cookie } })
+    ).json()) as { auditLog: { event: string; details: Record<string, unknown> }[] };
+    expect(record.auditLog.find((e) => e.event === 'signature.applied')?.details).toMatchObject({
+      mode: 'draw',
+    });
+    expect(record.auditLog.find((e) => e.event === 'document.uploaded')?.details).toMatchObject({
+      kind: 'jpeg',
+    });
     expect(problems).toEqual([]);
     await context.close();
   });
