@@ -507,6 +507,24 @@ describe('the dashboard', () => {
     await context.close();
   });
 
+  it('goes back to sign-in, saying why, when the session ends elsewhere', async () => {
+    const user = await signUpAndIn();
+    const { page, context, problems } = await openSignedIn(user, DESKTOP, [401]);
+    await page.goto(`${baseUrl}/dashboard#/documents`);
+    await poll(() => heading(page).textContent()).toBe('Documents');
+    const out = await fetch(`${baseUrl}/api/auth/sign-out`, {
+      method: 'POST',
+      headers: dashboardHeaders(user),
+    });
+    expect(out.status).toBe(204);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await poll(() => heading(page).textContent()).toBe('Sign in');
+    expect(await page.getByRole('status').textContent()).toBe('Your session ended. Please sign in again.');
+    expect(await page.locator('#nav').isHidden()).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('refuses CSRF on its endpoints, a stolen cookie on /api/v1, and an API key on its endpoints', async () => {
     const user = await signUpAndIn();
     await setPlan(user.email, 'business');

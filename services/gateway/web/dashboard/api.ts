@@ -1,4 +1,19 @@
-import { request } from '../shared/http';
+import { ApiError, request as send } from '../shared/http';
+
+/** Fired when a request finds the session gone (idle or absolute end, signed out elsewhere). */
+export const SESSION_ENDED = 'esign:session-ended';
+
+/** A request with the session: a 401 means it ended, which the page learns from one event. */
+const request = async <T>(path: string, init?: RequestInit): Promise<T> => {
+  try {
+    return await send<T>(path, init);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401 && !path.startsWith('/api/auth/')) {
+      window.dispatchEvent(new Event(SESSION_ENDED));
+    }
+    throw err;
+  }
+};
 
 // The dashboard's calls to the gateway (same origin, session cookie). Types follow the public schemas
 // of the OpenAPI document (/openapi.json, tags Account, API keys and Dashboard).

@@ -1,9 +1,9 @@
 import './dashboard.css';
 import { ApiError } from '../shared/http';
-import { api, setCsrfToken, type Session } from './api';
+import { api, SESSION_ENDED, setCsrfToken, type Session } from './api';
 import { h, message } from './dom';
 import { currentRoute, navigate, type Route } from './router';
-import { renderSignIn, renderSignUp } from './views/auth';
+import { renderSignIn, renderSignUp, setNotice } from './views/auth';
 import { renderDocument, renderDocuments } from './views/documents';
 import { renderKeys } from './views/keys';
 import { renderPlan } from './views/plan';
@@ -104,9 +104,10 @@ const render = async (): Promise<void> => {
   } catch (err) {
     if (turn !== rendering) return;
     if (err instanceof ApiError && err.status === 401) {
-      // The session ended (idle, signed out elsewhere): back to sign-in.
+      // The session ended (idle, signed out elsewhere): back to sign-in (the SESSION_ENDED
+      // handler has usually gone there already; a second render would lose its notice).
       session = undefined;
-      navigate('#/sign-in');
+      if (currentRoute().name !== 'sign-in') navigate('#/sign-in');
       return;
     }
     main.replaceChildren(
@@ -145,6 +146,14 @@ document.querySelector('.skip-link')?.addEventListener('click', (event) => {
 });
 
 window.addEventListener('hashchange', () => void render());
+
+// A request found the session ended: back to sign-in, saying why (once, not for every request).
+window.addEventListener(SESSION_ENDED, () => {
+  if (!session) return;
+  session = undefined;
+  setNotice('Your session ended. Please sign in again.');
+  navigate('#/sign-in');
+});
 
 void (async () => {
   try {

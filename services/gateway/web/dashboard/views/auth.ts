@@ -3,6 +3,12 @@ import { api } from '../api';
 import { field, h, message } from '../dom';
 import type { ViewContext } from '../main';
 
+/** A message for the next sign-in form (why the session ended). */
+let notice: string | undefined;
+export const setNotice = (text: string): void => {
+  notice = text;
+};
+
 const form = (
   context: ViewContext,
   options: { title: string; submit: string; newPassword: boolean; intro: Node; footer: Node },
@@ -24,6 +30,8 @@ const form = (
     maxlength: 256,
   });
   const status = h('div', { class: 'form-status' });
+  if (notice) status.append(message('info', notice));
+  notice = undefined;
   const button = h('button', { type: 'submit' }, options.submit);
   const element = h(
     'form',
