@@ -435,6 +435,16 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
           }),
       },
     ],
+    listSentRequests: [
+      {
+        name: 'a page',
+        send: () => fetch(`${baseUrl}/api/sends?limit=5`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      {
+        name: 'a bad limit (400)',
+        send: () => fetch(`${baseUrl}/api/sends?limit=0`, { headers: { Cookie: signedIn().cookie } }),
+      },
+    ],
     ...sendCalls(key),
     signOut: [
       {
@@ -464,8 +474,11 @@ const sendCalls = (
       if (res.status === 201) sent[who] = (await res.clone().json()) as { sendId: string; auditId: string };
       return res;
     };
-  const tokenOf = async (who: keyof typeof people, emails = 1) =>
-    linkIn((await waitForMail(people[who], /^Please sign/, emails)).at(-1)!).token;
+  const tokenOf = async (who: keyof typeof people, emails = 1) => {
+    const mail = (await waitForMail(people[who], /^Please sign/, emails)).at(-1);
+    if (!mail) throw new Error(`no email to ${people[who]}`);
+    return linkIn(mail).token;
+  };
   const tampered = 'A'.repeat(43);
   const typed = { signerName: 'Ada', signature: { mode: 'type', typedName: 'Ada', color: '#111827' } };
   return {

@@ -21,6 +21,15 @@ import {
   signUpAndIn,
   type SignedInUser,
 } from './harness';
+import {
+  linkIn,
+  newRecipient,
+  pageCall,
+  send as sendForSigning,
+  waitForMail,
+  type Mail,
+  type SendResult,
+} from './send-harness';
 
 // The dashboard (/dashboard) driven in Debian's Chromium through the whole e2e stack.
 
@@ -460,6 +469,81 @@ describe('the dashboard', () => {
     await page.setViewportSize(PHONE);
     await expectNoSideScroll(page);
     await shoot(page, 'document-phone');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows the requests sent for signing with their status: waiting, signed, declined (with the reason), canceled', async () => {
+    const user = await signUpAndIn();
+    await setPlan(user.email, 'business');
+    const created = await fetch(`${baseUrl}/api/keys`, {
+      method: 'POST',
+      headers: { ...dashboardHeaders(user), 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    const { key } = (await created.json()) as { key: string };
+    const recipients = [newRecipient(), newRecipient(), newRecipient(), newRecipient()];
+    const sent: SendResult[] = [];
+    for (const [i, recipient] of recipients.entries()) {
+      const res = await sendForSigning(key, {
+        pdf,
+        fileName: `request-${i + 1}.pdf`,
+        recipientEmail: recipient,
+        recipientName: `Recipient ${i + 1}`,
+        fields: { positions: [{ x: 10, y: 70, page: 0, width: 30 }] },
+      });
+      expect(res.status).toBe(201);
+      sent.push((await res.json()) as SendResult);
+    }
+    const [, toSign, toDecline, toCancel] = sent;
+    if (!toSign || !toDecline || !toCancel) throw new Error('not sent');
+    // Signed and declined through their links (as the signing page does), canceled by the sender.
+    const signLink = linkIn((await waitForMail(toSign.recipientEmail))[0] as Mail);
+    const signed = await pageCall('/signing/api/sign', signLink.token, {
+      signerName: 'Recipient 2',
+      signature: { mode: 'type', typedName: 'R. Two', color: '#1e3a8a' },
+    });
+    expect(signed.status).toBe(200);
+    await signed.arrayBuffer();
+    const declineLink = linkIn((await waitForMail(toDecline.recipientEmail))[0] as Mail);
+    const declined = await pageCall('/signing/api/decline', declineLink.token, { reason: 'Wrong amount' });
+    expect(declined.status).toBe(200);
+    await declined.arrayBuffer();
+    const canceled = await fetch(`${baseUrl}/api/v1/send/${toCancel.sendId}/cancel`, {
+      method: 'POST',
+      headers: auth(key),
+    });
+    expect(canceled.status).toBe(200);
+    await canceled.arrayBuffer();
+
+    const { page, context, problems } = await openSignedIn(user);
+    await page.goto(`${baseUrl}/dashboard#/sent`);
+    await poll(() => heading(page).textContent()).toBe('Sent for signing');
+    const cell = (sendId: string, label: string) =>
+      page.locator(`tr[data-send-id="${sendId}"] td[data-label="${label}"]`).textContent();
+    await poll(() => page.locator('table.sent tbody tr').count()).toBe(4);
+    // Newest first.
+    expect(await page.locator('td[data-label="Document"]').first().textContent()).toContain('request-4.pdf');
+    const [pending] = sent;
+    if (!pending) throw new Error('not sent');
+    expect(await cell(pending.sendId, 'Status')).toBe('Waiting for signature');
+    expect(await cell(pending.sendId, 'Progress')).toMatch(/^Not opened yet · expires \d{4}-\d{2}-\d{2}/);
+    expect(await cell(toSign.sendId, 'Status')).toBe('Signed');
+    expect(await cell(toDecline.sendId, 'Status')).toBe('Declined');
+    expect(await cell(toDecline.sendId, 'Progress')).toContain('“Wrong amount”');
+    expect(await cell(toCancel.sendId, 'Status')).toBe('Canceled');
+    expect(await cell(toCancel.sendId, 'Recipient')).toBe(`Recipient 4 <${toCancel.recipientEmail}>`);
+    expect(await page.locator('.pager-summary').textContent()).toBe('Page 1 of 1 · 4 requests');
+    await shoot(page, 'sent-desktop');
+    // The signed one links to its document.
+    await page.getByRole('link', { name: 'request-2.pdf' }).click();
+    await poll(() => heading(page).textContent()).toBe('request-2.pdf');
+    expect(await page.locator('dd code').first().textContent()).toBe(toSign.auditId);
+    await page.goBack();
+    await poll(() => heading(page).textContent()).toBe('Sent for signing');
+    await page.setViewportSize(PHONE);
+    await expectNoSideScroll(page);
+    await shoot(page, 'sent-phone');
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -514,6 +514,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/sends': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in account's requests sent for signing
+     * @description Every request sent with POST /api/v1/send, newest first, with its recipient, status (as GET /api/v1/status says it) and when it was sent, viewed and ended. For the dashboard (session cookie).
+     */
+    get: operations['listSentRequests'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -771,6 +791,34 @@ export interface components {
       replayed: boolean;
       /** @example /api/documents/ESG-7KQ2-M4XP-9D3F/pdf */
       downloadUrl: string;
+    };
+    SentRequestList: {
+      requests: {
+        /** @example send_3kTq9ZbW1xYv7LmN2pQr */
+        sendId: string;
+        /** @example ESG-7KQ2-M4XP-9D3F */
+        auditId: string;
+        fileName: string;
+        subject: string;
+        recipientName: string;
+        recipientEmail: string;
+        /**
+         * @description As GET /api/v1/status says it: a pending request past its expiry is expired
+         * @enum {string}
+         */
+        status: 'pending' | 'signed' | 'declined' | 'canceled' | 'expired';
+        /** Format: date-time */
+        sentAt: string;
+        /** Format: date-time */
+        expiresAt: string;
+        viewedAt: string | null;
+        /** @description When it was signed, declined, canceled or expired; null while pending */
+        endedAt: string | null;
+        declineReason: string | null;
+      }[];
+      total: number;
+      page: number;
+      pages: number;
     };
     SendResult: {
       /** @example send_4f7Qm2XkT9bLw8RzNc3Ya6Ud */
@@ -3633,6 +3681,88 @@ export interface operations {
       };
       /** @description The upload exceeds the size limit */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listSentRequests: {
+    parameters: {
+      query?: {
+        /** @description 1-indexed page */
+        page?: number;
+        /** @description Requests per page, at most 100 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of sent requests */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SentRequestList'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
         headers: {
           [name: string]: unknown;
         };

@@ -138,3 +138,33 @@ export const ZDashboardSigned = named(
     downloadUrl: z.string().meta({ example: '/api/documents/ESG-7KQ2-M4XP-9D3F/pdf' }),
   }),
 );
+
+export const ZSentRequestList = named(
+  'SentRequestList',
+  "The account's requests sent for signing, newest first, with their status.",
+  z.object({
+    requests: z.array(
+      z.object({
+        sendId: z.string().meta({ example: 'send_3kTq9ZbW1xYv7LmN2pQr' }),
+        auditId: z.string().meta({ example: 'ESG-7KQ2-M4XP-9D3F' }),
+        fileName: z.string(),
+        subject: z.string(),
+        recipientName: z.string(),
+        recipientEmail: z.string(),
+        status: z.enum(['pending', 'signed', 'declined', 'canceled', 'expired']).meta({
+          description: 'As GET /api/v1/status says it: a pending request past its expiry is expired',
+        }),
+        sentAt: ZIsoTimestamp,
+        expiresAt: ZIsoTimestamp,
+        viewedAt: ZIsoTimestamp.nullable(),
+        endedAt: ZIsoTimestamp.nullable().meta({
+          description: 'When it was signed, declined, canceled or expired; null while pending',
+        }),
+        declineReason: z.string().nullable(),
+      }),
+    ),
+    total: z.number().int(),
+    page: z.number().int(),
+    pages: z.number().int(),
+  }),
+);

@@ -1,6 +1,6 @@
-import { PLAN_LIMITS, signedFileNameFor } from '@esign/contracts';
+import { PLAN_LIMITS, SigningList, signedFileNameFor } from '@esign/contracts';
 import { z } from 'zod';
-import { ZDashboardSigned } from '../api/account-schemas';
+import { ZDashboardSigned, ZSentRequestList } from '../api/account-schemas';
 import { defineOperation } from '../api/operation';
 import { ZDocumentList, ZIdempotencyHeaders, ZPublicDocumentDetail } from '../api/public-schemas';
 import { fingerprintOf } from '../operations/idempotency';
@@ -176,5 +176,43 @@ export const dashboardSignOperation = defineOperation({
         downloadUrl: `/api/documents/${signed.auditId}/pdf`,
       },
     };
+  },
+});
+
+const pageParam = (name: string, min: number, max: number) => {
+  const error = `${name} must be an integer from ${min} to ${max}`;
+  return z.preprocess(
+    (v) => (typeof v === 'string' ? Number(v) : v),
+    z.number({ error }).int(error).min(min, error).max(max, error),
+  );
+};
+
+export const listSentRequestsOperation = defineOperation({
+  id: 'listSentRequests',
+  method: 'get',
+  path: '/api/sends',
+  tag: 'Dashboard',
+  summary: "The signed-in account's requests sent for signing",
+  description:
+    'Every request sent with POST /api/v1/send, newest first, with its recipient, status (as GET /api/v1/status says it) and when it was sent, viewed and ended. For the dashboard (session cookie).',
+  auth: 'session',
+  request: {
+    query: z.object({
+      page: pageParam('page', 1, 1_000_000).default(1).meta({ description: '1-indexed page' }),
+      limit: pageParam('limit', 1, 100).default(20).meta({ description: 'Requests per page, at most 100' }),
+    }),
+  },
+  responses: {
+    200: { description: 'A page of sent requests', json: ZSentRequestList, headers: NO_STORE_HEADER },
+  },
+  errors: ['invalid_argument', 'unavailable', 'internal'],
+  async handle({ query, session }, deps) {
+    if (!session) throw new Error('listSentRequests needs a session');
+    const list = await deps.bus.request(SigningList, {
+      accountId: session.accountId,
+      page: query.page,
+      limit: query.limit,
+    });
+    return { status: 200, headers: NO_STORE, json: list };
   },
 });

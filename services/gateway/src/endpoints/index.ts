@@ -23,6 +23,7 @@ import {
   downloadDashboardDocumentOperation,
   getDashboardDocumentOperation,
   listDashboardDocumentsOperation,
+  listSentRequestsOperation,
 } from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
 
@@ -59,4 +60,5 @@ export const OPERATIONS: readonly AnyOperation[] = [
   getDashboardDocumentOperation,
   downloadDashboardDocumentOperation,
   dashboardSignOperation,
+  listSentRequestsOperation,
 ];

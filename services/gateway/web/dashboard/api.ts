@@ -103,6 +103,28 @@ export interface Signed {
   downloadUrl: string;
 }
 
+export interface SentRequest {
+  sendId: string;
+  auditId: string;
+  fileName: string;
+  subject: string;
+  recipientName: string;
+  recipientEmail: string;
+  status: 'pending' | 'signed' | 'declined' | 'canceled' | 'expired';
+  sentAt: string;
+  expiresAt: string;
+  viewedAt: string | null;
+  endedAt: string | null;
+  declineReason: string | null;
+}
+
+export interface SentRequestList {
+  requests: SentRequest[];
+  total: number;
+  page: number;
+  pages: number;
+}
+
 export interface DocumentQuery {
   search?: string;
   dateFrom?: string;
@@ -151,6 +173,7 @@ export const api = {
   },
   document: (auditId: string) => request<DocumentDetail>(`/api/documents/${encodeURIComponent(auditId)}`),
   downloadUrl: (auditId: string) => `/api/documents/${encodeURIComponent(auditId)}/pdf`,
+  sent: (page: number, limit: number) => request<SentRequestList>(`/api/sends?page=${page}&limit=${limit}`),
   sign: (form: FormData, idempotencyKey: string) =>
     request<Signed>('/api/sign', {
       method: 'POST',

@@ -7,6 +7,7 @@ import { renderSignIn, renderSignUp, setNotice } from './views/auth';
 import { renderDocument, renderDocuments } from './views/documents';
 import { renderKeys } from './views/keys';
 import { renderPlan } from './views/plan';
+import { renderSent } from './views/sent';
 import { renderSign } from './views/sign';
 
 /** What a view gets: where to draw, the route, the session, and a way to refresh it. */
@@ -30,6 +31,7 @@ const VIEWS: Record<string, { title: string; render: View }> = {
   documents: { title: 'Documents', render: renderDocuments },
   document: { title: 'Document', render: renderDocument },
   sign: { title: 'Sign a document', render: renderSign },
+  sent: { title: 'Sent for signing', render: renderSent },
   keys: { title: 'API keys', render: renderKeys },
   plan: { title: 'Plan & usage', render: renderPlan },
 };
