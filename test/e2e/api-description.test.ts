@@ -298,6 +298,34 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
           ),
       },
     ],
+    requestSignInLink: [
+      {
+        name: 'an email with an account',
+        send: () => fetch(`${baseUrl}/api/auth/sign-in-link`, json({ email: dashboardEmail })),
+      },
+      {
+        name: 'not an email (400)',
+        send: () => fetch(`${baseUrl}/api/auth/sign-in-link`, json({ email: 'nope' })),
+      },
+    ],
+    redeemSignInLink: [
+      {
+        name: 'the emailed token',
+        send: async () => {
+          const [mail] = await waitForMail(dashboardEmail, /sign-in link/);
+          const token = /#\/link\/([A-Za-z0-9_-]{43,128})/.exec(mail?.text ?? '')?.[1] ?? '';
+          return fetch(`${baseUrl}/api/auth/sign-in-link/redeem`, json({ token }));
+        },
+      },
+      {
+        name: 'a used or unknown token (401)',
+        send: () => fetch(`${baseUrl}/api/auth/sign-in-link/redeem`, json({ token: 'A'.repeat(43) })),
+      },
+      {
+        name: 'a malformed token (400)',
+        send: () => fetch(`${baseUrl}/api/auth/sign-in-link/redeem`, json({ token: 'short' })),
+      },
+    ],
     getSession: [
       {
         name: 'signed in',

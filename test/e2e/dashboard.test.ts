@@ -14,6 +14,7 @@ import {
   createAccount,
   dashboardHeaders,
   errorOf,
+  jsonInit,
   operatorBus,
   SESSION_COOKIE,
   sign,
@@ -23,9 +24,11 @@ import {
 } from './harness';
 import {
   linkIn,
+  mailTo,
   newRecipient,
   pageCall,
   send as sendForSigning,
+  stackLog,
   waitForMail,
   type Mail,
   type SendResult,
@@ -587,6 +590,61 @@ describe('the dashboard', () => {
     expect(await focused(page).textContent()).toBe('Revoke key');
     await page.keyboard.press('Enter');
     await poll(() => page.locator('td[data-label="Status"]').textContent()).toMatch(/^Revoked/);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('signs in with an emailed one-time link: the same answer for an unknown address, the link works once, its token is in no log', async () => {
+    const user = await signUpAndIn();
+    const { page, context, problems } = await openPage(PHONE, [401]);
+    await page.goto(`${baseUrl}/dashboard#/sign-in`);
+    await page.getByRole('link', { name: 'Email me a sign-in link instead' }).click();
+    await poll(() => heading(page).textContent()).toBe('Sign in with an email link');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByRole('button', { name: 'Email me a link' }).click();
+    await poll(() => page.getByRole('status').textContent()).toContain('If this address has an account');
+    const shown = (await page.getByRole('status').textContent()) ?? '';
+    await expectNoSideScroll(page);
+    await shoot(page, 'sign-in-link-phone');
+    // An address without an account gets the same answer, and no email.
+    const nobody = `nobody${Date.now()}@example.com`;
+    const unknown = await fetch(`${baseUrl}/api/auth/sign-in-link`, jsonInit('POST', { email: nobody }));
+    expect(unknown.status).toBe(202);
+    expect(((await unknown.json()) as { message: string }).message).toBe(shown);
+
+    const [mail] = await waitForMail(user.email, /sign-in link/);
+    const match = /(http:\/\/\S+\/dashboard#\/link\/([A-Za-z0-9_-]{43,128}))/.exec(mail?.text ?? '');
+    const [, link, token] = match ?? [];
+    if (!link || !token) throw new Error(`no sign-in link in: ${mail?.text}`);
+    // Opening the link signs nobody in (a mail scanner may open it); the button does.
+    await page.goto(link);
+    await poll(() => heading(page).textContent()).toBe('Finish signing in');
+    expect(await page.evaluate<string>('location.hash')).toBe('#/link');
+    expect(await context.cookies()).toEqual([]);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await poll(() => heading(page).textContent()).toBe('Documents');
+    expect(await page.locator('#account-email').textContent()).toBe(user.email);
+
+    // Once only: the same link in another browser is refused.
+    const other = await openPage(DESKTOP, [401]);
+    await other.page.goto(link);
+    await poll(() => heading(other.page).textContent()).toBe('Finish signing in');
+    await other.page.getByRole('button', { name: 'Sign in' }).click();
+    await poll(() => other.page.getByRole('alert').textContent()).toBe(
+      'This sign-in link has expired or was already used: ask for a new one',
+    );
+    await other.context.close();
+    // Another site cannot post a token (login CSRF).
+    const foreign = await fetch(
+      `${baseUrl}/api/auth/sign-in-link/redeem`,
+      jsonInit('POST', { token }, { Origin: 'https://evil.example' }),
+    );
+    expect(foreign.status).toBe(403);
+
+    // The mailer sent nothing to the unknown address, and the token is in no service's log.
+    await poll(() => stackLog()).toContain('no account for this address');
+    expect(await mailTo(nobody)).toEqual([]);
+    expect(await stackLog()).not.toContain(token);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -166,6 +166,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/auth/sign-in-link': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Email a sign-in link
+     * @description Send a one-time sign-in link to the email, if it has an account. The answer is the same either way, and comes before any lookup (no account enumeration by answer or timing); the email goes out from the mailer. The link opens the dashboard (`/dashboard#/link/<token>`), where a button signs in with POST /api/auth/sign-in-link/redeem: it works once, within 15 minutes, and a newer link replaces it. Needs the mailer (`MAIL_*`/`SMTP_*` settings).
+     */
+    post: operations['requestSignInLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/sign-in-link/redeem': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in with an emailed link
+     * @description Sign in with the token of an emailed sign-in link: sets the session cookie and answers as POST /api/auth/sign-in. A link works once and for 15 minutes: an unknown, used or expired one is 401. The dashboard calls this from a button (opening the link changes nothing, so a mail scanner that follows links does not use it up). Another site's Origin: 403 (login CSRF).
+     */
+    post: operations['redeemSignInLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/sign-out': {
     parameters: {
       query?: never;
@@ -819,6 +859,19 @@ export interface components {
       total: number;
       page: number;
       pages: number;
+    };
+    SignInLinkRequest: {
+      /** Format: email */
+      email: string;
+    };
+    SignInLinkAccepted: {
+      /** @constant */
+      accepted: true;
+      message: string;
+    };
+    SignInLinkRedeem: {
+      /** @example q2yQf1l7kq0c9m0Xo3V7i8p4e1M6b5n2k7h0d9s4a3w */
+      token: string;
     };
     SendResult: {
       /** @example send_4f7Qm2XkT9bLw8RzNc3Ya6Ud */
@@ -1744,6 +1797,187 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['Credentials'];
+      };
+    };
+    responses: {
+      /** @description Signed in; the session cookie is set */
+      200: {
+        headers: {
+          /** @description The session cookie */
+          'Set-Cookie': string;
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignedIn'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  requestSignInLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com"
+         *     }
+         */
+        'application/json': components['schemas']['SignInLinkRequest'];
+      };
+    };
+    responses: {
+      /** @description Accepted (also when the email has no account) */
+      202: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignInLinkAccepted'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  redeemSignInLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "q2yQf1l7kq0c9m0Xo3V7i8p4e1M6b5n2k7h0d9s4a3w"
+         *     }
+         */
+        'application/json': components['schemas']['SignInLinkRedeem'];
       };
     };
     responses: {

@@ -1,5 +1,12 @@
 import type { AnyOperation } from '../api/operation';
-import { getSessionOperation, signInOperation, signOutOperation, signUpOperation } from './account';
+import {
+  getSessionOperation,
+  redeemSignInLinkOperation,
+  requestSignInLinkOperation,
+  signInOperation,
+  signOutOperation,
+  signUpOperation,
+} from './account';
 import { getDocumentOperation, listDocumentsOperation } from './documents';
 import { sandboxSignOperation } from './sandbox';
 import { signDocumentOperation, signReferenceOperation } from './sign';
@@ -41,6 +48,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   sandboxSignOperation,
   signUpOperation,
   signInOperation,
+  requestSignInLinkOperation,
+  redeemSignInLinkOperation,
   signOutOperation,
   getSessionOperation,
   listApiKeysOperation,

@@ -156,6 +156,13 @@ export const api = {
     ),
   signUp: (email: string, password: string) =>
     request<{ accepted: true; message: string }>('/api/auth/sign-up', json('POST', { email, password })),
+  requestSignInLink: (email: string) =>
+    request<{ accepted: true; message: string }>('/api/auth/sign-in-link', json('POST', { email })),
+  redeemSignInLink: (token: string) =>
+    request<{ email: string; plan: Plan; csrfToken: string; expiresAt: string }>(
+      '/api/auth/sign-in-link/redeem',
+      json('POST', { token }),
+    ),
   signOut: () => request<undefined>('/api/auth/sign-out', json('POST')),
   keys: () => request<{ keys: ApiKey[] }>('/api/keys'),
   createKey: (name: string) => request<NewApiKey>('/api/keys', json('POST', name ? { name } : {})),

@@ -3,7 +3,13 @@ import { ApiError } from '../shared/http';
 import { api, SESSION_ENDED, setCsrfToken, type Session } from './api';
 import { h, message } from './dom';
 import { currentRoute, navigate, type Route } from './router';
-import { renderSignIn, renderSignUp, setNotice } from './views/auth';
+import {
+  renderSignIn,
+  renderSignInLinkRedeem,
+  renderSignInLinkRequest,
+  renderSignUp,
+  setNotice,
+} from './views/auth';
 import { renderDocument, renderDocuments } from './views/documents';
 import { renderKeys } from './views/keys';
 import { renderPlan } from './views/plan';
@@ -26,6 +32,8 @@ type View = (context: ViewContext) => Promise<void> | void;
 const PUBLIC_VIEWS: Record<string, { title: string; render: View }> = {
   'sign-in': { title: 'Sign in', render: renderSignIn },
   'sign-up': { title: 'Create an account', render: renderSignUp },
+  'sign-in-link': { title: 'Sign in with an email link', render: renderSignInLinkRequest },
+  link: { title: 'Finish signing in', render: renderSignInLinkRedeem },
 };
 const VIEWS: Record<string, { title: string; render: View }> = {
   documents: { title: 'Documents', render: renderDocuments },
@@ -101,8 +109,28 @@ const render = async (): Promise<void> => {
       navigate(to);
     },
   };
+  // Move focus to a new view's heading, so keyboard and screen-reader users start there (not when
+  // the same view only changed its query, such as a documents filter: focus stays in the form). Most
+  // views put their heading up before loading their data: focus goes there at once, so a keyboard
+  // user can move on while the data loads, and is not pulled back when it arrives.
+  const newView = shownView !== route.name || route.param !== undefined;
+  shownView = route.name;
+  const focusHeading = (): boolean => {
+    const heading = main.querySelector('h1');
+    if (!heading) return false;
+    heading.setAttribute('tabindex', '-1');
+    heading.focus();
+    return true;
+  };
+  let drawn: Promise<void> | void;
   try {
-    await chosen.render(context);
+    drawn = chosen.render(context);
+  } catch (err) {
+    drawn = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+  const focused = newView && focusHeading();
+  try {
+    await drawn;
   } catch (err) {
     if (turn !== rendering) return;
     if (err instanceof ApiError && err.status === 401) {
@@ -116,16 +144,14 @@ const render = async (): Promise<void> => {
       h('h1', {}, chosen.title),
       message('error', err instanceof Error ? err.message : 'Something went wrong.'),
     );
+    if (newView) focusHeading();
+    return;
   }
   if (turn !== rendering) return;
-  // Move focus to a new view's heading, so keyboard and screen-reader users start there (not when
-  // the same view only changed its query, such as a documents filter: focus stays in the form).
-  const heading = main.querySelector('h1');
-  const newView = shownView !== route.name || route.param !== undefined;
-  shownView = route.name;
-  if (heading && newView) {
-    heading.setAttribute('tabindex', '-1');
-    heading.focus();
+  // A view that showed its heading only with its data: focus it now, unless the user moved on.
+  const active = document.activeElement;
+  if (newView && !focused && (active === null || active === document.body || active === main)) {
+    focusHeading();
   }
 };
 

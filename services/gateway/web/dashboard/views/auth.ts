@@ -80,7 +80,12 @@ export const renderSignIn = (context: ViewContext): void =>
       submit: 'Sign in',
       newPassword: false,
       intro: h('p', {}, 'Sign in to manage your documents and API keys.'),
-      footer: h('p', { class: 'alt' }, 'No account yet? ', h('a', { href: '#/sign-up' }, 'Create one')),
+      footer: h(
+        'div',
+        {},
+        h('p', { class: 'alt' }, h('a', { href: '#/sign-in-link' }, 'Email me a sign-in link instead')),
+        h('p', { class: 'alt' }, 'No account yet? ', h('a', { href: '#/sign-up' }, 'Create one')),
+      ),
     },
     (email, password) => signInWith(context, email, password),
   );
@@ -108,3 +113,79 @@ export const renderSignUp = (context: ViewContext): void =>
       }
     },
   );
+
+/** Ask for a one-time sign-in link by email (the answer is the same whether or not there is an account). */
+export const renderSignInLinkRequest = (context: ViewContext): void => {
+  const email = h('input', {
+    type: 'email',
+    name: 'email',
+    autocomplete: 'email',
+    required: true,
+    maxlength: 254,
+  });
+  const status = h('div', { class: 'form-status' });
+  const button = h('button', { type: 'submit' }, 'Email me a link');
+  const element = h(
+    'form',
+    { class: 'card narrow' },
+    h('h1', {}, 'Sign in with an email link'),
+    h('p', {}, 'We email you a link that signs you in once, within 15 minutes. No password needed.'),
+    field('Email', email),
+    status,
+    h('div', { class: 'actions' }, button),
+    h('p', { class: 'alt' }, h('a', { href: '#/sign-in' }, 'Sign in with a password')),
+  );
+  element.addEventListener('submit', (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    api
+      .requestSignInLink(email.value.trim())
+      .then((answer) => status.replaceChildren(message('success', answer.message)))
+      .catch((err: unknown) =>
+        status.replaceChildren(message('error', err instanceof Error ? err.message : String(err))),
+      )
+      .finally(() => {
+        button.disabled = false;
+      });
+  });
+  context.main.append(element);
+};
+
+/**
+ * An emailed link lands here (`#/link/<token>`). Opening it changes nothing (mail scanners follow
+ * links); the button signs in. The token leaves the address bar and the history at once.
+ */
+export const renderSignInLinkRedeem = (context: ViewContext): void => {
+  const token = context.route.param ?? '';
+  history.replaceState(null, '', `${location.pathname}#/link`);
+  const status = h('div', { class: 'form-status' });
+  const button = h('button', { type: 'submit' }, 'Sign in');
+  const element = h(
+    'form',
+    { class: 'card narrow' },
+    h('h1', {}, 'Finish signing in'),
+    h('p', {}, 'This link signs you in to your eSign dashboard once.'),
+    status,
+    h('div', { class: 'actions' }, button),
+    h('p', { class: 'alt' }, h('a', { href: '#/sign-in-link' }, 'Ask for a new link')),
+  );
+  if (!token) {
+    status.replaceChildren(message('error', 'This link is incomplete: ask for a new one.'));
+    button.disabled = true;
+  }
+  element.addEventListener('submit', (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    api
+      .redeemSignInLink(token)
+      .then(async () => {
+        const session = await context.refreshSession();
+        if (!session) throw new Error('Signed in, but the session was not kept: are cookies allowed?');
+        context.signedIn(session);
+      })
+      .catch((err: unknown) => {
+        status.replaceChildren(message('error', err instanceof Error ? err.message : String(err)));
+      });
+  });
+  context.main.append(element);
+};
