@@ -56,7 +56,8 @@ export const waitForMail = async (
 };
 
 /** The signing link in an email: `<gateway>/s/<token>`. */
-export const linkIn = (mail: Mail): { url: string; token: string } => {
+export const linkIn = (mail: Mail | undefined): { url: string; token: string } => {
+  if (!mail) throw new Error('no email');
   const match = /(https?:\/\/[^\s"<>]+\/s\/([A-Za-z0-9_-]{43}))/.exec(mail.text);
   if (!match?.[1] || !match[2]) throw new Error(`no signing link in: ${mail.text}`);
   return { url: match[1], token: match[2] };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,8 @@ interface OtlpBody {
 }
 
 const spans: ExportedSpan[] = [];
+/** Every OTLP body exactly as exported, to look for what must never be in a span. */
+const exported: string[] = [];
 let receiver: Server;
 let test: TestStack;
 let stack: RunningStack;
@@ -41,6 +44,7 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
+      exported.push(body);
       const parsed = JSON.parse(body || '{}') as OtlpBody;
       for (const rs of parsed.resourceSpans ?? []) {
         const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
@@ -156,5 +160,22 @@ describe('tracing', () => {
         `trace ${traceId} is only ${names.join(', ')}`,
       ).toBe(true);
     }
+  });
+
+  // Last: its find-by-token trace is not one the outbox test above expects.
+  it('never exports a signing link token: the page is traced as /s/:token', async () => {
+    const token = randomBytes(32).toString('base64url');
+    expect((await fetch(`${stack.gatewayUrl}/s/${token}`)).status).toBe(404);
+    const call = await fetch(`${stack.gatewayUrl}/signing/api/request`, {
+      headers: { 'X-Signing-Token': token },
+    });
+    expect(call.status).toBe(404);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !exported.some((b) => b.includes('/s/:token'))) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(exported.some((b) => b.includes('/s/:token'))).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(exported.some((b) => b.includes(token))).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { createBlobStore } from '@esign/blob';
 import type { BlobStore } from '@esign/blob';
 import { connectBus } from '@esign/bus';
 import type { Bus } from '@esign/bus';
-import { PdfSign, ServiceError, ZAuditId } from '@esign/contracts';
+import { PdfInspect, PdfSign, ServiceError, ZAuditId } from '@esign/contracts';
 import type { TDocumentKind, TPosition, TSignPdfRequest, TSignature } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import {
@@ -382,5 +382,40 @@ describe('pdf.sign', () => {
   it('is ready when NATS and the bucket answer', async () => {
     const res = await fetch(`http://127.0.0.1:${service.healthPort}/readyz`);
     expect(res.status).toBe(200);
+  });
+});
+
+describe('pdf.inspect', () => {
+  const inspect = async (bytes: Buffer, uploadKey = `uploads/${randomUUID()}`) => {
+    await blob.put(uploadKey, bytes);
+    return { uploadKey, answer: client.request(PdfInspect, { uploadKey }) };
+  };
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => {
+        throw new Error('expected a refusal');
+      },
+      (err: unknown) => err as ServiceError,
+    );
+
+  it('answers the page count and leaves the upload where it is', async () => {
+    const { uploadKey, answer } = await inspect(await makePdf({ pages: 3 }));
+    expect(await answer).toEqual({ pageCount: 3 });
+    expect(await blob.stat(uploadKey)).toBeDefined();
+    await blob.remove(uploadKey);
+  });
+
+  it('refuses what is not a PDF it can sign, naming the file', async () => {
+    const err = await refusal((await inspect(makeGarbagePdf())).answer);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err.code).toBe('invalid_argument');
+    expect(err.field).toBe('file');
+  });
+
+  it('reads uploads only', async () => {
+    await blob.put('signed/x/y.pdf', await makePdf({ pages: 1 }));
+    const err = await refusal(client.request(PdfInspect, { uploadKey: 'signed/x/y.pdf' }));
+    expect(err.code).toBe('invalid_argument');
+    expect(err.field).toBe('uploadKey');
   });
 });

@@ -303,31 +303,11 @@ export interface paths {
     };
     /**
      * Status of a request sent for signing
-     * @description Where a request sent with POST /api/v1/send stands. `auditId` takes the audit ID (or the sendId; `sendId=` works too). The fields depend on the status: pending (auditId, status, signerName, signerEmail, viewedAt: null until the recipient's browser has shown the document), signed (auditId, status, signerName, signerEmail, signedAt, fileHash), declined (auditId, status, declinedAt, declineReason), expired (auditId, status, expiredAt) and canceled (auditId, status, canceledAt). An unknown ID or another account's answers 404.
+     * @description Where a request sent with POST /api/v1/send stands. `auditId` takes the audit ID that POST /api/v1/send answered (its sendId is accepted too). The fields depend on the status: pending (auditId, status, signerName, signerEmail, viewedAt: null until the recipient's browser has shown the document), signed (auditId, status, signerName, signerEmail, signedAt, fileHash), declined (auditId, status, declinedAt, declineReason), expired (auditId, status, expiredAt) and canceled (auditId, status, canceledAt). An unknown ID or another account's answers 404.
      */
     get: operations['getSigningStatus'];
     put?: never;
     post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/send/{sendId}/cancel': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Cancel a pending request
-     * @description The signing links stop working at once and the recipient is told by email. Only a pending request can be canceled (409 otherwise); an unknown sendId or another account's answers 404.
-     */
-    post: operations['cancelSend'];
     delete?: never;
     options?: never;
     head?: never;
@@ -348,6 +328,26 @@ export interface paths {
      * @description Sends the recipient a new email with a new link; every earlier link stops working. The expiry and the reminder schedule stay as they were. Only a pending request can be resent (409 otherwise); an unknown sendId or another account's answers 404.
      */
     post: operations['resendSend'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/send/{sendId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a pending request
+     * @description The signing links stop working at once and the recipient is told by email. Only a pending request can be canceled (409 otherwise); an unknown sendId or another account's answers 404.
+     */
+    post: operations['cancelSend'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2623,14 +2623,12 @@ export interface operations {
   };
   getSigningStatus: {
     parameters: {
-      query?: {
+      query: {
         /**
-         * @description The audit ID from POST /api/v1/send (a sendId is accepted too)
+         * @description The audit ID from POST /api/v1/send (its sendId is accepted too)
          * @example ESG-7KQ2-M4XP-9D3F
          */
-        auditId?: string;
-        /** @description The sendId, instead of auditId */
-        sendId?: string;
+        auditId: string;
       };
       header?: never;
       path?: never;
@@ -2722,7 +2720,7 @@ export interface operations {
       };
     };
   };
-  cancelSend: {
+  resendSend: {
     parameters: {
       query?: never;
       header?: never;
@@ -2737,7 +2735,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Canceled */
+      /** @description Resent */
       200: {
         headers: {
           /** @description Requests allowed per minute */
@@ -2749,7 +2747,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['SendCanceled'];
+          'application/json': components['schemas']['SendResent'];
         };
       };
       /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
@@ -2821,7 +2819,7 @@ export interface operations {
       };
     };
   };
-  resendSend: {
+  cancelSend: {
     parameters: {
       query?: never;
       header?: never;
@@ -2836,7 +2834,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Resent */
+      /** @description Canceled */
       200: {
         headers: {
           /** @description Requests allowed per minute */
@@ -2848,7 +2846,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['SendResent'];
+          'application/json': components['schemas']['SendCanceled'];
         };
       };
       /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
@@ -3277,6 +3275,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "signerName": "Ada Lovelace",
+         *       "signature": {
+         *         "mode": "type",
+         *         "typedName": "Ada Lovelace",
+         *         "color": "#1e3a8a"
+         *       }
+         *     }
+         */
         'application/json': {
           signerName: string;
           signature:
@@ -3403,6 +3411,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "reason": "The amount in section 2 is wrong."
+         *     }
+         */
         'application/json': {
           reason: string;
         };

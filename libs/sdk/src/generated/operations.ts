@@ -91,17 +91,17 @@ export const OPERATIONS = {
     requestType: null,
     successType: 'application/json',
   },
-  cancelSend: {
+  resendSend: {
     method: 'POST',
-    path: '/api/v1/send/{sendId}/cancel',
+    path: '/api/v1/send/{sendId}/resend',
     idempotent: false,
     security: 'apiKey',
     requestType: null,
     successType: 'application/json',
   },
-  resendSend: {
+  cancelSend: {
     method: 'POST',
-    path: '/api/v1/send/{sendId}/resend',
+    path: '/api/v1/send/{sendId}/cancel',
     idempotent: false,
     security: 'apiKey',
     requestType: null,

@@ -177,7 +177,7 @@ describe('buildPostmanCollection', () => {
     expect(scriptOf(get)).toContain('pm.collectionVariables.get("auditId")');
     const folders = sut.item.map((f) => f.name);
     expect(folders.indexOf('Signing')).toBeLessThan(folders.indexOf('Documents'));
-    expect(sut.variable.map((v) => v.key)).toEqual(['auditId']);
+    expect(sut.variable.map((v) => v.key)).toEqual(['auditId', 'sendId']);
     // A sandbox audit ID means nothing to a live endpoint: the sandbox carries nothing.
     expect(scriptOf(requestById(sut, 'sandboxSign'))).not.toContain('collectionVariables.set');
   });

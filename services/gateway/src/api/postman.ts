@@ -588,23 +588,47 @@ export const buildPostmanCollection = (
   // Which parameters a value can be carried into, and which operations produce it (same scheme only).
   const carriesOf = new Map<ReadOperation, Carry[]>();
   const carriedInto = new Map<ReadOperation, Map<string, string>>();
+  /** Which producers each consumer takes values from. */
+  const fedBy = new Map<ReadOperation, Set<ReadOperation>>();
+  const offersTo = new Map<ReadOperation, Map<string, { producer: ReadOperation; carry: Carry }[]>>();
   for (const consumer of reads) {
     const wanted = new Map(fillableParameters(consumer.op).map((p) => [normalise(p.name), p.name]));
+    const offers = new Map<string, { producer: ReadOperation; carry: Carry }[]>();
     for (const producer of reads) {
       if (producer === consumer || producer.scheme !== consumer.scheme || !consumer.scheme) continue;
       for (const carry of producedBy(producer, wanted, resolve)) {
-        const list = carriesOf.get(producer) ?? [];
-        if (!list.some((c) => c.variable === carry.variable)) list.push(carry);
-        carriesOf.set(producer, list);
-        const into = carriedInto.get(consumer) ?? new Map<string, string>();
-        into.set(carry.variable, carry.variable);
-        carriedInto.set(consumer, into);
+        offers.set(carry.variable, [...(offers.get(carry.variable) ?? []), { producer, carry }]);
+      }
+    }
+    offersTo.set(consumer, offers);
+  }
+  // Two resources can name a value alike (a signed document's auditId and a send's): a value a
+  // resource makes and uses itself stays in that resource; a consumer takes a value from its own
+  // resource when it makes one, else from every other operation that makes it.
+  const keptHome = new Set<string>();
+  for (const [consumer, offers] of offersTo) {
+    for (const [variable, list] of offers) {
+      for (const { producer } of list) {
+        if (producer.tag === consumer.tag) keptHome.add(`${producer.op.operationId} ${variable}`);
       }
     }
   }
-  const produces = (r: ReadOperation) => new Set((carriesOf.get(r) ?? []).map((c) => c.variable));
-  const consumes = (r: ReadOperation) => new Set(carriedInto.get(r)?.keys() ?? []);
-  const needs = (a: ReadOperation, b: ReadOperation) => [...consumes(a)].some((v) => produces(b).has(v));
+  for (const [consumer, offers] of offersTo) {
+    for (const [variable, list] of offers) {
+      const own = list.filter((offer) => offer.producer.tag === consumer.tag);
+      const away = list.filter((offer) => !keptHome.has(`${offer.producer.op.operationId} ${variable}`));
+      for (const { producer, carry } of own.length ? own : away.length ? away : list) {
+        const carries = carriesOf.get(producer) ?? [];
+        if (!carries.some((c) => c.variable === carry.variable)) carries.push(carry);
+        carriesOf.set(producer, carries);
+        const into = carriedInto.get(consumer) ?? new Map<string, string>();
+        into.set(carry.variable, carry.variable);
+        carriedInto.set(consumer, into);
+        fedBy.set(consumer, (fedBy.get(consumer) ?? new Set()).add(producer));
+      }
+    }
+  }
+  const needs = (a: ReadOperation, b: ReadOperation) => fedBy.get(a)?.has(b) === true;
 
   // Folders in the document's tag order, then producers before consumers.
   const tagOrder = [...new Set([...doc.tags.map((t) => t.name), ...reads.map((r) => r.tag)])].filter((t) =>

@@ -277,27 +277,25 @@ export const signingStatusOperation = defineOperation({
   tag: 'Send for signing',
   summary: 'Status of a request sent for signing',
   description:
-    "Where a request sent with POST /api/v1/send stands. `auditId` takes the audit ID (or the sendId; `sendId=` works too). The fields depend on the status: pending (auditId, status, signerName, signerEmail, viewedAt: null until the recipient's browser has shown the document), signed (auditId, status, signerName, signerEmail, signedAt, fileHash), declined (auditId, status, declinedAt, declineReason), expired (auditId, status, expiredAt) and canceled (auditId, status, canceledAt). An unknown ID or another account's answers 404.",
+    "Where a request sent with POST /api/v1/send stands. `auditId` takes the audit ID that POST /api/v1/send answered (its sendId is accepted too). The fields depend on the status: pending (auditId, status, signerName, signerEmail, viewedAt: null until the recipient's browser has shown the document), signed (auditId, status, signerName, signerEmail, signedAt, fileHash), declined (auditId, status, declinedAt, declineReason), expired (auditId, status, expiredAt) and canceled (auditId, status, canceledAt). An unknown ID or another account's answers 404.",
   auth: 'apiKey',
   request: {
     query: z.object({
-      auditId: z.string().max(100, ID_ERROR).optional().meta({
-        description: 'The audit ID from POST /api/v1/send (a sendId is accepted too)',
-        example: 'ESG-7KQ2-M4XP-9D3F',
-      }),
-      sendId: z
-        .string()
+      auditId: z
+        .string({ error: 'auditId is required' })
+        .min(1, 'auditId is required')
         .max(100, ID_ERROR)
-        .optional()
-        .meta({ description: 'The sendId, instead of auditId' }),
+        .meta({
+          description: 'The audit ID from POST /api/v1/send (its sendId is accepted too)',
+          example: 'ESG-7KQ2-M4XP-9D3F',
+        }),
     }),
   },
   responses: { 200: { description: 'The status', json: ZPublicSigningStatus } },
   errors: ['invalid_argument', 'not_found', 'unavailable', 'internal'],
   async handle({ query, principal }, deps) {
     if (!principal) throw new Error('getSigningStatus needs a principal');
-    const id = query.auditId ?? query.sendId;
-    if (!id) throw new ServiceError('invalid_argument', 'auditId is required (or sendId)', 'auditId');
+    const id = query.auditId;
     if (!ZAuditId.safeParse(id).success && !ZSendId.safeParse(id).success) {
       throw new ServiceError('not_found', `No signing request ${id.slice(0, 40)}`);
     }

@@ -320,7 +320,14 @@ export const signThroughLinkOperation = defineOperation({
   auth: 'none',
   dashboard: true,
   originCheck: 'ifSent',
-  request: { headers: ZTokenHeaders, json: ZPageSignRequest },
+  request: {
+    headers: ZTokenHeaders,
+    json: ZPageSignRequest,
+    example: {
+      signerName: 'Ada Lovelace',
+      signature: { mode: 'type', typedName: 'Ada Lovelace', color: '#1e3a8a' },
+    },
+  },
   responses: {
     200: {
       description: 'Signed',
@@ -380,6 +387,7 @@ export const declineThroughLinkOperation = defineOperation({
         .max(MAX_DECLINE_REASON_LENGTH, `The reason must be at most ${MAX_DECLINE_REASON_LENGTH} characters.`)
         .refine(hasVisible, 'Please tell the sender why you decline (a reason is required).'),
     }),
+    example: { reason: 'The amount in section 2 is wrong.' },
   },
   responses: {
     200: {

@@ -37,6 +37,28 @@ const earlier: TEarlierDocument = {
 };
 
 describe('signDocument', () => {
+  it('signs a signing request with its reserved audit ID, and its record completes the request', async () => {
+    const world = fakeSigningPorts({
+      signPdf: () => Promise.resolve(signed),
+      recordDocument: () => Promise.resolve(),
+    });
+    const signingRequest = {
+      sendId: `send_${'A'.repeat(24)}`,
+      tokenHash: 'e'.repeat(64),
+      auditId: signed.auditId,
+    };
+    await signDocument(world.ports, { ...input, signingRequest });
+    expect(world.signRequests[0]?.auditId).toBe(signed.auditId);
+    expect(world.records[0]?.signingRequest).toEqual({
+      sendId: signingRequest.sendId,
+      tokenHash: 'e'.repeat(64),
+    });
+    // Without one, the signer makes the audit ID and the record completes nothing.
+    await signDocument(world.ports, input);
+    expect(world.signRequests[1]?.auditId).toBeUndefined();
+    expect(world.records[1]?.signingRequest).toBeUndefined();
+  });
+
   it('signs the upload, records the result with the signer, and hands back where the PDF is', async () => {
     const world = fakeSigningPorts({
       signPdf: () => Promise.resolve(signed),
