@@ -30,7 +30,6 @@ import {
   send as sendForSigning,
   stackLog,
   waitForMail,
-  type Mail,
   type SendResult,
 } from './send-harness';
 
@@ -501,14 +500,14 @@ describe('the dashboard', () => {
     const [, toSign, toDecline, toCancel] = sent;
     if (!toSign || !toDecline || !toCancel) throw new Error('not sent');
     // Signed and declined through their links (as the signing page does), canceled by the sender.
-    const signLink = linkIn((await waitForMail(toSign.recipientEmail))[0] as Mail);
+    const signLink = linkIn((await waitForMail(toSign.recipientEmail))[0]);
     const signed = await pageCall('/signing/api/sign', signLink.token, {
       signerName: 'Recipient 2',
       signature: { mode: 'type', typedName: 'R. Two', color: '#1e3a8a' },
     });
     expect(signed.status).toBe(200);
     await signed.arrayBuffer();
-    const declineLink = linkIn((await waitForMail(toDecline.recipientEmail))[0] as Mail);
+    const declineLink = linkIn((await waitForMail(toDecline.recipientEmail))[0]);
     const declined = await pageCall('/signing/api/decline', declineLink.token, { reason: 'Wrong amount' });
     expect(declined.status).toBe(200);
     await declined.arrayBuffer();
