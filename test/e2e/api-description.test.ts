@@ -88,6 +88,7 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
   const dashboardPassword = 'conformance password';
   let user: SignedInUser | undefined;
   let keyId = '';
+  let dashboardAuditId = '';
   const signedIn = (): SignedInUser => {
     if (!user) throw new Error('signIn runs first');
     return user;
@@ -297,6 +298,34 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
           ),
       },
     ],
+    requestSignInLink: [
+      {
+        name: 'an email with an account',
+        send: () => fetch(`${baseUrl}/api/auth/sign-in-link`, json({ email: dashboardEmail })),
+      },
+      {
+        name: 'not an email (400)',
+        send: () => fetch(`${baseUrl}/api/auth/sign-in-link`, json({ email: 'nope' })),
+      },
+    ],
+    redeemSignInLink: [
+      {
+        name: 'the emailed token',
+        send: async () => {
+          const [mail] = await waitForMail(dashboardEmail, /sign-in link/);
+          const token = /#\/link\/([A-Za-z0-9_-]{43,128})/.exec(mail?.text ?? '')?.[1] ?? '';
+          return fetch(`${baseUrl}/api/auth/sign-in-link/redeem`, json({ token }));
+        },
+      },
+      {
+        name: 'a used or unknown token (401)',
+        send: () => fetch(`${baseUrl}/api/auth/sign-in-link/redeem`, json({ token: 'A'.repeat(43) })),
+      },
+      {
+        name: 'a malformed token (400)',
+        send: () => fetch(`${baseUrl}/api/auth/sign-in-link/redeem`, json({ token: 'short' })),
+      },
+    ],
     getSession: [
       {
         name: 'signed in',
@@ -358,6 +387,90 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
         name: 'a malformed id (400)',
         send: () =>
           fetch(`${baseUrl}/api/keys?id=42`, { method: 'DELETE', headers: dashboardHeaders(signedIn()) }),
+      },
+    ],
+    listDashboardDocuments: [
+      {
+        name: 'a page',
+        send: () => fetch(`${baseUrl}/api/documents?limit=5`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      {
+        name: 'a bad sortBy (400)',
+        send: () => fetch(`${baseUrl}/api/documents?sortBy=size`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      { name: 'no session (401)', send: () => fetch(`${baseUrl}/api/documents`) },
+    ],
+    dashboardSign: [
+      {
+        name: 'a signature',
+        send: async () => {
+          const res = await fetch(`${baseUrl}/api/sign`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+            body: signForm({ file: { bytes: pdf, name: 'd.pdf' }, fields: typedSignature }),
+          });
+          dashboardAuditId = ((await res.clone().json()) as { auditId: string }).auditId;
+          return res;
+        },
+      },
+      {
+        name: 'no signerName (400)',
+        send: () =>
+          fetch(`${baseUrl}/api/sign`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+            body: signForm({
+              file: { bytes: pdf, name: 'd.pdf' },
+              fields: { ...typedSignature, signerName: '' },
+            }),
+          }),
+      },
+      {
+        name: 'without the CSRF token (403)',
+        send: () =>
+          fetch(`${baseUrl}/api/sign`, {
+            method: 'POST',
+            headers: { Cookie: signedIn().cookie, Origin: baseUrl },
+            body: signForm({ file: { bytes: pdf, name: 'd.pdf' }, fields: typedSignature }),
+          }),
+      },
+    ],
+    getDashboardDocument: [
+      {
+        name: 'the document signed from the dashboard',
+        send: () =>
+          fetch(`${baseUrl}/api/documents/${dashboardAuditId}`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      {
+        name: "another account's document (404)",
+        send: () =>
+          fetch(`${baseUrl}/api/documents/${signedAuditId}`, { headers: { Cookie: signedIn().cookie } }),
+      },
+    ],
+    downloadDashboardDocument: [
+      {
+        name: 'the signed PDF',
+        send: () =>
+          fetch(`${baseUrl}/api/documents/${dashboardAuditId}/pdf`, {
+            headers: { Cookie: signedIn().cookie },
+          }),
+      },
+      {
+        name: 'an unknown audit ID (404)',
+        send: () =>
+          fetch(`${baseUrl}/api/documents/ESG-AAAA-BBBB-CCCC/pdf`, {
+            headers: { Cookie: signedIn().cookie },
+          }),
+      },
+    ],
+    listSentRequests: [
+      {
+        name: 'a page',
+        send: () => fetch(`${baseUrl}/api/sends?limit=5`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      {
+        name: 'a bad limit (400)',
+        send: () => fetch(`${baseUrl}/api/sends?limit=0`, { headers: { Cookie: signedIn().cookie } }),
       },
     ],
     ...sendCalls(key),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRequest } from './define';
+import { defineEvent, defineRequest } from './define';
 import { ZIsoTimestamp, ZPlan } from './common';
 import { KeyRevoke, LIVE_KEY_PREFIX, ZKeyHash } from './key';
 
@@ -146,6 +146,23 @@ export const SignInTokenRedeem = defineRequest(
   z.object({ tokenHash: ZTokenHash, userAgent: ZUserAgent.optional() }),
   ZSignedIn,
 );
+
+/**
+ * Someone asked for a sign-in link for `email` (gateway, `POST /api/auth/sign-in-link`). Durable: the
+ * mailer consumes it and, when composing the email, asks for the token itself
+ * (`key.issue-sign-in-token`), so the token lives only in the email, never in the stream or a log; for
+ * an email without an account it sends nothing. `eventId` makes a redelivery send nothing twice.
+ */
+export const ZSignInLinkRequestedEvent = z.object({
+  eventId: z.uuid(),
+  email: ZAccountEmail,
+  requestedAt: ZIsoTimestamp,
+});
+export type TSignInLinkRequestedEvent = z.infer<typeof ZSignInLinkRequestedEvent>;
+
+export const SignInLinkRequested = defineEvent('events.sign-in.link-requested', ZSignInLinkRequestedEvent, {
+  durable: true,
+});
 
 /** A key as its owner sees it in the dashboard: never the key itself nor its hash. */
 export const ZAccountKey = z.object({

@@ -42,6 +42,8 @@ export const ZDocumentDetail = ZDocumentRecord.extend({
   pageCount: z.number().int(),
   createdAt: ZIsoTimestamp,
   auditLog: z.array(ZStoredAuditEvent),
+  /** Where the signed PDF is in object storage (internal: the public schema leaves it out). */
+  objectKey: z.string(),
 });
 export type TDocumentDetail = z.infer<typeof ZDocumentDetail>;
 

@@ -346,6 +346,41 @@ export const SigningStatus = defineRequest(
   ZSigningStatusReply,
 );
 
+/** A signing request as its sender sees it in a list (the dashboard's sent requests). */
+export const ZSentRequest = z.object({
+  sendId: ZSendId,
+  auditId: ZAuditId,
+  fileName: z.string(),
+  subject: z.string(),
+  recipientName: z.string(),
+  recipientEmail: z.string(),
+  /** As `signing.status` says it: a pending request past its expiry is `expired`. */
+  status: z.enum(['pending', 'signed', 'declined', 'canceled', 'expired']),
+  sentAt: ZIsoTimestamp,
+  expiresAt: ZIsoTimestamp,
+  viewedAt: ZIsoTimestamp.nullable(),
+  /** When it ended (signed, declined, canceled or expired); null while pending. */
+  endedAt: ZIsoTimestamp.nullable(),
+  declineReason: z.string().nullable(),
+});
+export type TSentRequest = z.infer<typeof ZSentRequest>;
+
+/** An account's signing requests, newest first, a page at a time (`total` is exact). */
+export const SigningList = defineRequest(
+  'signing.list',
+  z.object({
+    accountId: z.uuid(),
+    page: z.number().int().min(1),
+    limit: z.number().int().min(1).max(100),
+  }),
+  z.object({
+    requests: z.array(ZSentRequest),
+    total: z.number().int(),
+    page: z.number().int(),
+    pages: z.number().int(),
+  }),
+);
+
 /**
  * Before running the signer for a submit from the signing page: claim the request for `SIGNING_CLAIM_MS`
  * (document-store's setting, 2 minutes by default; longer than the gateway's sign timeout). A second

@@ -9,6 +9,7 @@ import {
   SigningCreate,
   SigningDecline,
   SigningFindByToken,
+  SigningList,
   SigningRecordView,
   SigningRelease,
   SigningResend,
@@ -757,5 +758,45 @@ describe('tokens', () => {
       'events.signing.requested',
       'events.signing.viewed',
     ]);
+  });
+
+  it('lists an account’s requests newest first, a page at a time, with the status signing.status gives', async () => {
+    const accountId = randomUUID();
+    clock = new Date('2026-03-01T10:00:00.000Z');
+    const first = await create({ accountId, fileName: 'one.pdf', expiresInDays: 1 });
+    clock = new Date('2026-03-01T10:01:00.000Z');
+    const second = await create({ accountId, fileName: 'two.pdf' });
+    clock = new Date('2026-03-01T10:02:00.000Z');
+    const third = await create({ accountId, fileName: 'three.pdf', recipientName: 'Third' });
+    clock = new Date('2026-03-01T11:00:00.000Z');
+    await bed.client.request(SigningCancel, { accountId, sendId: second.sendId });
+    // Two days on: the first is past its expiry (not yet swept), the third still pending.
+    clock = new Date('2026-03-03T10:00:00.000Z');
+    const page1 = await bed.client.request(SigningList, { accountId, page: 1, limit: 2 });
+    expect(page1).toMatchObject({ total: 3, page: 1, pages: 2 });
+    expect(page1.requests.map((r) => [r.sendId, r.status, r.endedAt])).toEqual([
+      [third.sendId, 'pending', null],
+      [second.sendId, 'canceled', '2026-03-01T11:00:00.000Z'],
+    ]);
+    expect(page1.requests[0]).toMatchObject({
+      auditId: third.auditId,
+      fileName: 'three.pdf',
+      recipientName: 'Third',
+      recipientEmail: 'rita@example.com',
+      subject: 'Please sign: lease.pdf',
+      sentAt: '2026-03-01T10:02:00.000Z',
+      viewedAt: null,
+      declineReason: null,
+    });
+    const page2 = await bed.client.request(SigningList, { accountId, page: 2, limit: 2 });
+    expect(page2.requests.map((r) => [r.sendId, r.status, r.endedAt])).toEqual([
+      [first.sendId, 'expired', '2026-03-02T10:00:00.000Z'],
+    ]);
+    expect(await bed.client.request(SigningList, { accountId: randomUUID(), page: 1, limit: 20 })).toEqual({
+      requests: [],
+      total: 0,
+      page: 1,
+      pages: 0,
+    });
   });
 });

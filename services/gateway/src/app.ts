@@ -6,7 +6,7 @@ import { OPERATIONS } from './endpoints';
 import { mountDeveloperResources } from './endpoints/developer-resources';
 import { errorHandler, sendError } from './http/errors';
 import { redactSigningPath } from './http/signing-token';
-import { mountWebAssets } from './http/web-pages';
+import { loadWebPage, mountWebAssets, sendWebPage } from './http/web-pages';
 
 /** The HTTP edge: every declared operation, the developer resources, and error mapping. No business logic lives here. */
 export const createApp = (deps: GatewayDeps): Express => {
@@ -43,6 +43,9 @@ export const createApp = (deps: GatewayDeps): Express => {
   mountOperations(app, OPERATIONS, deps);
   mountDeveloperResources(app, deps);
   mountWebAssets(app);
+  // The dashboard: one page, its views routed in the browser (#/keys, #/documents, …).
+  const dashboard = loadWebPage('dashboard');
+  app.get(['/dashboard', '/dashboard/'], (_req, res) => sendWebPage(res, dashboard));
 
   app.use((_req, res) => sendError(res, 'not_found', 'No such endpoint'));
   app.use(errorHandler(deps.logger));

@@ -24,6 +24,9 @@ export const startGateway = async (
 ): Promise<RunningGateway> => {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   const bus = await connectBus({ ...busOptionsFrom(config), name: 'gateway', logger });
+  // The gateway publishes a durable event itself (a sign-in link was asked for): the stream must
+  // capture its subject even when no mailer has started yet.
+  await bus.ensureEventStream();
   const blob = createBlobStore(blobOptionsFrom(config));
   await blob.ensureBucket();
   const keyCache = createKeyCache({

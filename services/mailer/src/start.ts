@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore, createPresigner } from '@esign/blob';
 import { busOptionsFrom, connectBus, type Bus, type ConsumeOptions } from '@esign/bus';
 import {
+  SignInLinkRequested,
+  SignInTokenIssue,
   SigningAttachLink,
   SigningCanceled,
   SigningCompleted,
@@ -17,6 +19,7 @@ import type { TMailerConfig } from './config';
 import { createDeliveryRepository } from './db/delivery-repository';
 import { schema } from './db/schema';
 import type { SignedPdfStore } from './domain/signed-copy';
+import { signInLinkRequestedHandler } from './handlers/sign-in-link-requested';
 import { signingCanceledHandler } from './handlers/signing-canceled';
 import { signingCompletedHandler } from './handlers/signing-completed';
 import { signingDeclinedHandler } from './handlers/signing-declined';
@@ -124,6 +127,15 @@ export const startMailerService = async (
       SigningCanceled,
       signingCanceledHandler(deps),
       consume('mailer-signing-canceled'),
+    );
+    await connected.consume(
+      SignInLinkRequested,
+      signInLinkRequestedHandler({
+        ...deps,
+        issueSignInToken: (email) => connected.request(SignInTokenIssue, { email }),
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+      }),
+      consume('mailer-sign-in-link-requested'),
     );
     const health = await startHealthServer({
       port: config.HEALTH_PORT,

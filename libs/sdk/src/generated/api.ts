@@ -166,6 +166,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/auth/sign-in-link': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Email a sign-in link
+     * @description Send a one-time sign-in link to the email, if it has an account. The answer is the same either way, and comes before any lookup (no account enumeration by answer or timing); the email goes out from the mailer. The link opens the dashboard (`/dashboard#/link/<token>`), where a button signs in with POST /api/auth/sign-in-link/redeem: it works once, within 15 minutes, and a newer link replaces it. Needs the mailer (`MAIL_*`/`SMTP_*` settings).
+     */
+    post: operations['requestSignInLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/sign-in-link/redeem': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in with an emailed link
+     * @description Sign in with the token of an emailed sign-in link: sets the session cookie and answers as POST /api/auth/sign-in. A link works once and for 15 minutes: an unknown, used or expired one is 401. The dashboard calls this from a button (opening the link changes nothing, so a mail scanner that follows links does not use it up). Another site's Origin: 403 (login CSRF).
+     */
+    post: operations['redeemSignInLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/sign-out': {
     parameters: {
       query?: never;
@@ -434,6 +474,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/documents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in account's documents
+     * @description The same list as GET /api/v1/documents (search, date range, sort, paging, cursor), for the dashboard: takes the session cookie, never an API key.
+     */
+    get: operations['listDashboardDocuments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/documents/{auditId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One document of the signed-in account, with its audit log
+     * @description As GET /api/v1/documents/{auditId}, for the dashboard (session cookie). Another account's, an unknown or a malformed audit ID: 404.
+     */
+    get: operations['getDashboardDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/documents/{auditId}/pdf': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a signed PDF
+     * @description The signed PDF of one of the signed-in account's documents, as an attachment (session cookie). Another account's, an unknown or a malformed audit ID: 404.
+     */
+    get: operations['downloadDashboardDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/sign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign a document from the dashboard
+     * @description The dashboard's signing (session cookie, Origin of this site and X-CSRF-Token): the same fields and the same sign workflow as POST /api/v1/sign, for every plan (Free and Pro have no API access but sign here), counted against the plan's monthly quota (403 when it is used up) and limited to the plan's file size (413). Answers where the signed PDF is rather than the PDF itself. An `Idempotency-Key` makes a double submit sign once.
+     */
+    post: operations['dashboardSign'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/sends': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in account's requests sent for signing
+     * @description Every request sent with POST /api/v1/send, newest first, with its recipient, status (as GET /api/v1/status says it) and when it was sent, viewed and ended. For the dashboard (session cookie).
+     */
+    get: operations['listSentRequests'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -676,6 +816,62 @@ export interface components {
       /** Format: date-time */
       revokedAt: string;
       alreadyRevoked: boolean;
+    };
+    DashboardSigned: {
+      /** @example ESG-7KQ2-M4XP-9D3F */
+      auditId: string;
+      /** Format: date-time */
+      signedAt: string;
+      /** @description sha256: of the signed PDF */
+      fileHash: string;
+      /** @description The name the signed PDF downloads as */
+      fileName: string;
+      size: number;
+      /** @description An earlier request with the same Idempotency-Key made it */
+      replayed: boolean;
+      /** @example /api/documents/ESG-7KQ2-M4XP-9D3F/pdf */
+      downloadUrl: string;
+    };
+    SentRequestList: {
+      requests: {
+        /** @example send_3kTq9ZbW1xYv7LmN2pQr */
+        sendId: string;
+        /** @example ESG-7KQ2-M4XP-9D3F */
+        auditId: string;
+        fileName: string;
+        subject: string;
+        recipientName: string;
+        recipientEmail: string;
+        /**
+         * @description As GET /api/v1/status says it: a pending request past its expiry is expired
+         * @enum {string}
+         */
+        status: 'pending' | 'signed' | 'declined' | 'canceled' | 'expired';
+        /** Format: date-time */
+        sentAt: string;
+        /** Format: date-time */
+        expiresAt: string;
+        viewedAt: string | null;
+        /** @description When it was signed, declined, canceled or expired; null while pending */
+        endedAt: string | null;
+        declineReason: string | null;
+      }[];
+      total: number;
+      page: number;
+      pages: number;
+    };
+    SignInLinkRequest: {
+      /** Format: email */
+      email: string;
+    };
+    SignInLinkAccepted: {
+      /** @constant */
+      accepted: true;
+      message: string;
+    };
+    SignInLinkRedeem: {
+      /** @example q2yQf1l7kq0c9m0Xo3V7i8p4e1M6b5n2k7h0d9s4a3w */
+      token: string;
     };
     SendResult: {
       /** @example send_4f7Qm2XkT9bLw8RzNc3Ya6Ud */
@@ -1601,6 +1797,187 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['Credentials'];
+      };
+    };
+    responses: {
+      /** @description Signed in; the session cookie is set */
+      200: {
+        headers: {
+          /** @description The session cookie */
+          'Set-Cookie': string;
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignedIn'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  requestSignInLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com"
+         *     }
+         */
+        'application/json': components['schemas']['SignInLinkRequest'];
+      };
+    };
+    responses: {
+      /** @description Accepted (also when the email has no account) */
+      202: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignInLinkAccepted'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  redeemSignInLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "q2yQf1l7kq0c9m0Xo3V7i8p4e1M6b5n2k7h0d9s4a3w"
+         *     }
+         */
+        'application/json': components['schemas']['SignInLinkRedeem'];
       };
     };
     responses: {
@@ -3105,6 +3482,539 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['SigningLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listDashboardDocuments: {
+    parameters: {
+      query?: {
+        /** @description 1-indexed page */
+        page?: number;
+        /** @description Documents per page, at most 100 */
+        limit?: number;
+        /** @description Part of the file name, case-insensitive */
+        search?: string;
+        /**
+         * @description Documents signed on or after (YYYY-MM-DD: from the start of that UTC day)
+         * @example 2026-01-31
+         */
+        dateFrom?: string;
+        /**
+         * @description Documents signed on or before (YYYY-MM-DD: to the end of that UTC day)
+         * @example 2026-01-31
+         */
+        dateTo?: string;
+        /** @description signed_at, file_name or created_at */
+        sortBy?: 'signed_at' | 'file_name' | 'created_at';
+        sortDir?: 'asc' | 'desc';
+        /** @description Keyset paging: the nextCursor of the previous page. Gives the documents after it in the same sort (send the same filters); cheap however deep. Not with page > 1. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of documents */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DocumentList'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getDashboardDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The audit ID
+         * @example ESG-7KQ2-M4XP-9D3F
+         */
+        auditId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The document */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DocumentDetail'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  downloadDashboardDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The audit ID
+         * @example ESG-7KQ2-M4XP-9D3F
+         */
+        auditId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signed PDF */
+      200: {
+        headers: {
+          /** @description attachment; filename="<name>-signed.pdf" (plus filename* for non-ASCII names) */
+          'Content-Disposition': string;
+          /** @description sha256: of the PDF */
+          'X-File-Hash': string;
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  dashboardSign: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). A retry of the same request with the same key answers the same result (Idempotent-Replayed: true) instead of doing it again; the same key with a different request is a 409. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "signerName": "Ada Lovelace",
+         *       "signerEmail": "ada@example.com",
+         *       "mode": "type",
+         *       "typedName": "Ada Lovelace",
+         *       "positions": [
+         *         {
+         *           "x": 60,
+         *           "y": 80,
+         *           "page": 0,
+         *           "width": 30
+         *         }
+         *       ]
+         *     }
+         */
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description PDF, PNG or JPG; the type is taken from the content
+           */
+          file: string;
+          /** @description Signer's full name; embedded in the audit trail */
+          signerName: string;
+          /**
+           * Format: email
+           * @description Signer's email; embedded in the audit trail
+           */
+          signerEmail: string;
+          /**
+           * @description draw and upload stamp signatureData; type renders typedName
+           * @default draw
+           * @enum {string}
+           */
+          mode?: 'draw' | 'type' | 'upload';
+          /** @description Required in draw and upload mode: base64 data URI of a PNG or JPEG signature image (data:image/png;base64,...), at most 512 KiB */
+          signatureData?: string;
+          /** @description Required when mode=type: the text rendered as the signature, in any script */
+          typedName?: string;
+          /**
+           * @description Hex colour of a typed signature
+           * @default #1e3a8a
+           */
+          sigColor?: string;
+          /**
+           * @description Percent from the left edge of the page to the left edge of the signature
+           * @default 50
+           */
+          x?: number;
+          /**
+           * @description Percent from the top edge of the page to the top edge of the signature
+           * @default 85
+           */
+          y?: number;
+          /**
+           * @description Zero-based page index
+           * @default 0
+           */
+          page?: number;
+          /**
+           * @description Signature width as percent of page width
+           * @default 25
+           */
+          width?: number;
+          /** @description JSON array of {x, y, page, width} (same rules as the single fields); when present, x, y, page and width are ignored */
+          positions?: {
+            x: number;
+            y: number;
+            page: number;
+            width: number;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Signed */
+      201: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DashboardSigned'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The upload exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listSentRequests: {
+    parameters: {
+      query?: {
+        /** @description 1-indexed page */
+        page?: number;
+        /** @description Requests per page, at most 100 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of sent requests */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SentRequestList'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description Too many requests; see Retry-After */

@@ -156,6 +156,26 @@ export const findRequestById = async (
   return rows[0];
 };
 
+/** A page of an account's requests, newest first (index `signing_requests_account_sent_at_idx`), and their count. */
+export const listRequests = async (
+  client: Queryable,
+  accountId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: TSigningRequestRow[]; total: number }> => {
+  const [list, count] = await Promise.all([
+    client.query<TSigningRequestRow>(
+      `select ${REQUEST_COLUMNS} from documents.signing_requests where account_id = $1
+       order by sent_at desc, id desc limit $2 offset $3`,
+      [accountId, page.limit, page.offset],
+    ),
+    client.query<{ total: string }>(
+      'select count(*) as total from documents.signing_requests where account_id = $1',
+      [accountId],
+    ),
+  ]);
+  return { rows: list.rows, total: Number(count.rows[0]?.total ?? 0) };
+};
+
 /** Insert a new request; `SigningIdempotencyKeyTaken` when the account's key is taken. */
 export const insertRequest = async (client: Queryable, r: TNewSigningRequest): Promise<void> => {
   await client

@@ -25,5 +25,6 @@ export const getDocument = async (options: {
     pageCount: document.pageCount,
     createdAt: document.createdAt.toISOString(),
     auditLog,
+    objectKey: document.objectKey,
   };
 };

@@ -6,6 +6,7 @@ import {
   SigningCreate,
   SigningDecline,
   SigningFindByToken,
+  SigningList,
   SigningRecordView,
   SigningRelease,
   SigningResend,
@@ -18,6 +19,7 @@ import { createSigningRequest } from '../domain/signing/create-signing-request';
 import { declineSigningRequest } from '../domain/signing/decline-signing-request';
 import { findSigningRequestByToken } from '../domain/signing/find-signing-request-by-token';
 import { getSigningStatus } from '../domain/signing/get-signing-status';
+import { listSigningRequests } from '../domain/signing/list-signing-requests';
 import { recordSigningView } from '../domain/signing/record-signing-view';
 import { resendSigningRequest } from '../domain/signing/resend-signing-request';
 import type { SigningDeps } from '../domain/signing/signing-deps';
@@ -42,6 +44,7 @@ export const signingHandlers = (
     endpoint(SigningCancel, async (request) => thenWake(await cancelSigningRequest(deps, request))),
     endpoint(SigningResend, async (request) => thenWake(await resendSigningRequest(deps, request))),
     endpoint(SigningStatus, (request) => getSigningStatus(deps, request)),
+    endpoint(SigningList, (request) => listSigningRequests(deps, request)),
     endpoint(SigningClaim, (request) => claimSigningRequest(deps, request)),
     endpoint(SigningRelease, (request) => releaseSigningRequest(deps, request)),
   ];

@@ -124,3 +124,70 @@ export const ZRevokedApiKey = named(
   'A revoked key: every gateway refuses it from the next request on.',
   z.object({ id: z.uuid(), revokedAt: ZIsoTimestamp, alreadyRevoked: z.boolean() }),
 );
+
+export const ZDashboardSigned = named(
+  'DashboardSigned',
+  'A document signed from the dashboard: its record is durable; download the PDF from `downloadUrl`.',
+  z.object({
+    auditId: z.string().meta({ example: 'ESG-7KQ2-M4XP-9D3F' }),
+    signedAt: ZIsoTimestamp,
+    fileHash: z.string().meta({ description: 'sha256: of the signed PDF' }),
+    fileName: z.string().meta({ description: 'The name the signed PDF downloads as' }),
+    size: z.number().int(),
+    replayed: z.boolean().meta({ description: 'An earlier request with the same Idempotency-Key made it' }),
+    downloadUrl: z.string().meta({ example: '/api/documents/ESG-7KQ2-M4XP-9D3F/pdf' }),
+  }),
+);
+
+export const ZSentRequestList = named(
+  'SentRequestList',
+  "The account's requests sent for signing, newest first, with their status.",
+  z.object({
+    requests: z.array(
+      z.object({
+        sendId: z.string().meta({ example: 'send_3kTq9ZbW1xYv7LmN2pQr' }),
+        auditId: z.string().meta({ example: 'ESG-7KQ2-M4XP-9D3F' }),
+        fileName: z.string(),
+        subject: z.string(),
+        recipientName: z.string(),
+        recipientEmail: z.string(),
+        status: z.enum(['pending', 'signed', 'declined', 'canceled', 'expired']).meta({
+          description: 'As GET /api/v1/status says it: a pending request past its expiry is expired',
+        }),
+        sentAt: ZIsoTimestamp,
+        expiresAt: ZIsoTimestamp,
+        viewedAt: ZIsoTimestamp.nullable(),
+        endedAt: ZIsoTimestamp.nullable().meta({
+          description: 'When it was signed, declined, canceled or expired; null while pending',
+        }),
+        declineReason: z.string().nullable(),
+      }),
+    ),
+    total: z.number().int(),
+    page: z.number().int(),
+    pages: z.number().int(),
+  }),
+);
+
+export const ZSignInLinkRequest = named(
+  'SignInLinkRequest',
+  'The email to send a sign-in link to.',
+  z.object({ email: z.email({ error: 'email must be an email address' }).max(254) }),
+);
+
+export const ZSignInLinkAccepted = named(
+  'SignInLinkAccepted',
+  'The same answer whether or not the email has an account.',
+  z.object({ accepted: z.literal(true), message: z.string() }),
+);
+
+export const ZSignInLinkRedeem = named(
+  'SignInLinkRedeem',
+  'The token of an emailed sign-in link (the part after #/link/ in the link).',
+  z.object({
+    token: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43,128}$/, 'token must be the token of a sign-in link')
+      .meta({ example: 'q2yQf1l7kq0c9m0Xo3V7i8p4e1M6b5n2k7h0d9s4a3w' }),
+  }),
+);

@@ -115,7 +115,11 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
       const { file } = request.multipart;
       upload = await receiveUpload(req, {
         blob: deps.blob,
-        maxFileBytes: file.maxBytes(deps.config, res.locals.principal as TPrincipal | undefined),
+        maxFileBytes: file.maxBytes(
+          deps.config,
+          (res.locals.principal as TPrincipal | undefined) ??
+            (res.locals.session as GatewaySession | undefined),
+        ),
         accept: file.accept,
         logger: deps.logger,
         hash: file.hash?.(headers as Record<string, string | undefined>) ?? false,

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { TDocumentKind, TErrorCode, TPrincipal } from '@esign/contracts';
+import type { TDocumentKind, TErrorCode, TPlan, TPrincipal } from '@esign/contracts';
 import type { z } from 'zod';
 import type { GatewayDeps } from '../deps';
 import type { ReceivedFile } from '../http/receive-upload';
@@ -46,9 +46,9 @@ export interface FileDeclaration {
   readonly accept: readonly TDocumentKind[];
   /**
    * Largest file accepted (413 above), from configuration and, when the caller is known before the
-   * upload (an API key's plan), from who is calling.
+   * upload (an API key's or a dashboard session's plan), from who is calling.
    */
-  readonly maxBytes: (config: GatewayDeps['config'], principal: TPrincipal | undefined) => number;
+  readonly maxBytes: (config: GatewayDeps['config'], caller: { readonly plan: TPlan } | undefined) => number;
   /** Hash the file while it streams (for fingerprints); only when the request needs it. */
   readonly hash?: (headers: Readonly<Record<string, string | undefined>>) => boolean;
 }

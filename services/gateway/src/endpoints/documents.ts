@@ -1,6 +1,14 @@
-import { DocumentGet, DocumentList, ServiceError, ZAuditId, ZDocumentSort } from '@esign/contracts';
+import {
+  DocumentGet,
+  DocumentList,
+  ServiceError,
+  ZAuditId,
+  ZDocumentSort,
+  type TDocumentDetail,
+} from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../api/operation';
+import type { GatewayDeps } from '../deps';
 import { ZDocumentList, ZPublicDocumentDetail } from '../api/public-schemas';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -69,6 +77,45 @@ export const ZListDocumentsQuery = z.object({
   }),
 });
 
+/** A page of an account's documents (the API's and the dashboard's list). */
+export const listDocumentsOf = async (
+  deps: Pick<GatewayDeps, 'bus'>,
+  accountId: string,
+  q: z.output<typeof ZListDocumentsQuery>,
+): Promise<z.output<typeof DocumentList.reply>> => {
+  const signedFrom = q.dateFrom ? new Date(Date.parse(q.dateFrom)).toISOString() : undefined;
+  // dateTo is inclusive: the bound is the instant after it (none past the end of year 9999).
+  const before = q.dateTo ? Date.parse(q.dateTo) + (ISO_DATE.test(q.dateTo) ? DAY_MS : 1) : undefined;
+  const signedBefore =
+    before !== undefined && before <= END_OF_TIME ? new Date(before).toISOString() : undefined;
+  if (signedFrom && signedBefore && signedFrom >= signedBefore) {
+    throw new ServiceError('invalid_argument', 'dateFrom must not be after dateTo', 'dateFrom');
+  }
+  return deps.bus.request(DocumentList, {
+    accountId,
+    page: q.page,
+    limit: q.limit,
+    search: q.search,
+    signedFrom,
+    signedBefore,
+    sortBy: q.sortBy,
+    sortDir: q.sortDir,
+    cursor: q.cursor,
+  });
+};
+
+/** One of an account's documents with its audit log; 404 for a malformed, unknown or foreign audit ID. */
+export const documentOf = async (
+  deps: Pick<GatewayDeps, 'bus'>,
+  accountId: string,
+  auditId: string,
+): Promise<TDocumentDetail> => {
+  if (!ZAuditId.safeParse(auditId).success) {
+    throw new ServiceError('not_found', `No document with audit ID ${auditId.slice(0, 40)}`);
+  }
+  return deps.bus.request(DocumentGet, { accountId, auditId });
+};
+
 export const listDocumentsOperation = defineOperation({
   id: 'listDocuments',
   method: 'get',
@@ -85,26 +132,7 @@ export const listDocumentsOperation = defineOperation({
   errors: ['invalid_argument', 'unavailable', 'internal'],
   async handle({ query: q, principal }, deps) {
     if (!principal) throw new Error('listDocuments needs a principal');
-    const signedFrom = q.dateFrom ? new Date(Date.parse(q.dateFrom)).toISOString() : undefined;
-    // dateTo is inclusive: the bound is the instant after it (none past the end of year 9999).
-    const before = q.dateTo ? Date.parse(q.dateTo) + (ISO_DATE.test(q.dateTo) ? DAY_MS : 1) : undefined;
-    const signedBefore =
-      before !== undefined && before <= END_OF_TIME ? new Date(before).toISOString() : undefined;
-    if (signedFrom && signedBefore && signedFrom >= signedBefore) {
-      throw new ServiceError('invalid_argument', 'dateFrom must not be after dateTo', 'dateFrom');
-    }
-    const result = await deps.bus.request(DocumentList, {
-      accountId: principal.accountId,
-      page: q.page,
-      limit: q.limit,
-      search: q.search,
-      signedFrom,
-      signedBefore,
-      sortBy: q.sortBy,
-      sortDir: q.sortDir,
-      cursor: q.cursor,
-    });
-    return { status: 200, json: result };
+    return { status: 200, json: await listDocumentsOf(deps, principal.accountId, q) };
   },
 });
 
@@ -126,11 +154,6 @@ export const getDocumentOperation = defineOperation({
   errors: ['not_found', 'unavailable', 'internal'],
   async handle({ params, principal }, deps) {
     if (!principal) throw new Error('getDocument needs a principal');
-    const { auditId } = params;
-    if (!ZAuditId.safeParse(auditId).success) {
-      throw new ServiceError('not_found', `No document with audit ID ${auditId.slice(0, 40)}`);
-    }
-    const document = await deps.bus.request(DocumentGet, { accountId: principal.accountId, auditId });
-    return { status: 200, json: document };
+    return { status: 200, json: await documentOf(deps, principal.accountId, params.auditId) };
   },
 });

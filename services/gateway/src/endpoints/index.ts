@@ -1,5 +1,12 @@
 import type { AnyOperation } from '../api/operation';
-import { getSessionOperation, signInOperation, signOutOperation, signUpOperation } from './account';
+import {
+  getSessionOperation,
+  redeemSignInLinkOperation,
+  requestSignInLinkOperation,
+  signInOperation,
+  signOutOperation,
+  signUpOperation,
+} from './account';
 import { getDocumentOperation, listDocumentsOperation } from './documents';
 import { sandboxSignOperation } from './sandbox';
 import { signDocumentOperation, signReferenceOperation } from './sign';
@@ -18,6 +25,13 @@ import {
   signThroughLinkOperation,
 } from './signing-page';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
+import {
+  dashboardSignOperation,
+  downloadDashboardDocumentOperation,
+  getDashboardDocumentOperation,
+  listDashboardDocumentsOperation,
+  listSentRequestsOperation,
+} from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
 
 /**
@@ -34,6 +48,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   sandboxSignOperation,
   signUpOperation,
   signInOperation,
+  requestSignInLinkOperation,
+  redeemSignInLinkOperation,
   signOutOperation,
   getSessionOperation,
   listApiKeysOperation,
@@ -49,4 +65,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   recordSigningViewOperation,
   signThroughLinkOperation,
   declineThroughLinkOperation,
+  listDashboardDocumentsOperation,
+  getDashboardDocumentOperation,
+  downloadDashboardDocumentOperation,
+  dashboardSignOperation,
+  listSentRequestsOperation,
 ];

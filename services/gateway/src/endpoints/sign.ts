@@ -14,7 +14,7 @@ export const attachment = (fileName: string): string => {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 };
 
-const toSignature = (fields: TSignFields): TSignature => {
+export const toSignature = (fields: TSignFields): TSignature => {
   if (fields.mode === 'type') {
     return { mode: 'type', typedName: fields.typedName ?? '', color: fields.sigColor.toLowerCase() };
   }
@@ -29,7 +29,7 @@ const toSignature = (fields: TSignFields): TSignature => {
   return { mode: fields.mode, imageBase64: image.base64 };
 };
 
-const toPositions = (fields: TSignFields): TPosition[] =>
+export const toPositions = (fields: TSignFields): TPosition[] =>
   fields.positions ?? [{ x: fields.x, y: fields.y, page: fields.page, width: fields.width }];
 
 /** The headers of a signed PDF answer. */

@@ -1,4 +1,5 @@
 import type {
+  TSignInLinkRequestedEvent,
   TSigningCanceledEvent,
   TSigningCompletedEvent,
   TSigningDeclinedEvent,
@@ -22,7 +23,13 @@ type TBlock =
   | { readonly button: string; readonly href: string }
   | { readonly facts: readonly (readonly [string, string])[] };
 
-const layout = (subject: string, blocks: readonly TBlock[]): TRenderedEmail => {
+const SIGNING_FOOTER = 'Sent by eSign. You receive this because of a document sent for signature.';
+
+const layout = (
+  subject: string,
+  blocks: readonly TBlock[],
+  footer: string = SIGNING_FOOTER,
+): TRenderedEmail => {
   const text: string[] = [];
   const html: string[] = [];
   for (const block of blocks) {
@@ -55,11 +62,11 @@ const layout = (subject: string, blocks: readonly TBlock[]): TRenderedEmail => {
   }
   return {
     subject,
-    text: `${text.join('\n\n')}\n\n-- \nSent by eSign. You receive this because of a document sent for signature.\n`,
+    text: `${text.join('\n\n')}\n\n-- \n${footer}\n`,
     html:
       `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
       `<body style="font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;font-size:15px;line-height:1.45;color:#111;max-width:600px;margin:0 auto;padding:24px">` +
-      `${html.join('')}<p style="margin:24px 0 0;font-size:12px;color:#777">Sent by eSign. You receive this because of a document sent for signature.</p></body></html>`,
+      `${html.join('')}<p style="margin:24px 0 0;font-size:12px;color:#777">${escapeHtml(footer)}</p></body></html>`,
   };
 };
 
@@ -176,3 +183,21 @@ export const renderCanceled = (event: TSigningCanceledEvent): TRenderedEmail =>
       p: `${event.senderEmail} canceled the request to sign ${file(event.fileName)}. The signing link you received no longer works, and there is nothing for you to do.`,
     },
   ]);
+
+/** A one-time link that signs the account's owner in to the dashboard. */
+export const renderSignInLink = (input: {
+  event: TSignInLinkRequestedEvent;
+  link: string;
+  expiresAt: string;
+}): TRenderedEmail =>
+  layout(
+    'Your eSign sign-in link',
+    [
+      { p: 'Hello,' },
+      { p: 'Use this link to sign in to your eSign dashboard. It works once.' },
+      { button: 'Sign in to eSign', href: input.link },
+      { facts: [['Valid until', formatUtc(input.expiresAt)]] },
+      { p: 'If you did not ask for it, ignore this email: nobody can sign in without the link.' },
+    ],
+    'Sent by eSign because a sign-in link was requested for this address.',
+  );

@@ -1,0 +1,44 @@
+import type { EventHandler } from '@esign/bus';
+import type { SignInLinkRequested, SignInTokenIssue } from '@esign/contracts';
+import type { z } from 'zod';
+import { deliverEmail } from '../domain/deliver-email';
+import { renderSignInLink } from '../domain/render-emails';
+import type { DeliveryDeps } from './deps';
+
+/** `key.issue-sign-in-token` as the handler calls it. */
+export type IssueSignInToken = (email: string) => Promise<z.infer<(typeof SignInTokenIssue)['reply']>>;
+
+/**
+ * `events.sign-in.link-requested`: email a one-time sign-in link to the account's owner. The token is
+ * issued while composing (so a retry after a failed send issues a new one, which replaces the
+ * unused one) and goes into the email only: never into the stream, the delivery log or a log line.
+ * No account for the address: nothing is sent (the request's answer did not say so either).
+ */
+export const signInLinkRequestedHandler =
+  (
+    deps: DeliveryDeps & { issueSignInToken: IssueSignInToken; publicBaseUrl: string },
+  ): EventHandler<typeof SignInLinkRequested> =>
+  async (event, ctx) => {
+    await deliverEmail(
+      { ...deps, logger: ctx.logger },
+      {
+        // Not about a signing request: the delivery log's sendId and auditId stay empty.
+        key: {
+          eventId: event.eventId,
+          kind: 'sign-in-link',
+          recipient: event.email,
+          sendId: '',
+          auditId: '',
+        },
+        compose: async () => {
+          const issued = await deps.issueSignInToken(event.email);
+          if (!issued.accountExists) return { skip: 'no account for this address' };
+          const link = `${deps.publicBaseUrl.replace(/\/+$/, '')}/dashboard#/link/${issued.token}`;
+          return {
+            to: { name: '', address: event.email },
+            ...renderSignInLink({ event, link, expiresAt: issued.expiresAt }),
+          };
+        },
+      },
+    );
+  };
