@@ -32,6 +32,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // Plain http: the session cookie is `esign_session`, without Secure (the `__Host-` name needs https).
       SESSION_COOKIE_SECURE: 'false',
     },
+    serviceEnv: {
+      // The suite's webhook receivers listen on 127.0.0.3 only; 127.0.0.1 (and so `localhost`) stays
+      // refused, as in production, for the SSRF tests.
+      webhook: { WEBHOOK_ALLOW_NETWORKS: '127.0.0.3/32', WEBHOOK_RETRY_SCHEDULE_MS: '300,300,300,300' },
+    },
     onLine: (service, line) => {
       logs.push(`${service} | ${line}`);
       if (process.env.E2E_LOGS) console.log(`${service} | ${line}`);
