@@ -5,6 +5,17 @@ import { sandboxSignOperation } from './sandbox';
 import { signDocumentOperation, signReferenceOperation } from './sign';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
+import {
+  createWebhookOperation,
+  deleteWebhookOperation,
+  getWebhookOperation,
+  listWebhookDeliveriesOperation,
+  listWebhooksOperation,
+  replayWebhookEventOperation,
+  rotateWebhookSecretOperation,
+  sendTestWebhookOperation,
+  updateWebhookOperation,
+} from './webhooks';
 
 /**
  * Every public HTTP operation, in the order the documents list them. The router, the OpenAPI
@@ -18,6 +29,15 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listDocumentsOperation,
   getDocumentOperation,
   sandboxSignOperation,
+  createWebhookOperation,
+  listWebhooksOperation,
+  getWebhookOperation,
+  updateWebhookOperation,
+  deleteWebhookOperation,
+  rotateWebhookSecretOperation,
+  listWebhookDeliveriesOperation,
+  replayWebhookEventOperation,
+  sendTestWebhookOperation,
   signUpOperation,
   signInOperation,
   signOutOperation,
