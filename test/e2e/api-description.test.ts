@@ -282,17 +282,20 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
       {
         name: 'the test event',
         send: () =>
-          fetch(
-            `${baseUrl}/api/v1/webhooks/${webhookId}/replay`,
-            jsonInit('POST', { eventId: testEventId }, key),
-          ),
+          fetch(`${baseUrl}/api/v1/webhooks/${webhookId}/events/${testEventId}/replay`, {
+            method: 'POST',
+            headers: key,
+          }),
       },
       {
         name: 'an unknown event (404)',
         send: () =>
           fetch(
-            `${baseUrl}/api/v1/webhooks/${webhookId}/replay`,
-            jsonInit('POST', { eventId: 'evt_00000000000000000000000000000000' }, key),
+            `${baseUrl}/api/v1/webhooks/${webhookId}/events/evt_00000000000000000000000000000000/replay`,
+            {
+              method: 'POST',
+              headers: key,
+            },
           ),
       },
     ],

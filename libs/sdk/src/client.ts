@@ -329,13 +329,13 @@ export class EsignClient {
     return this.requestJson('listWebhookDeliveries', { params: { webhookId }, query }, options);
   }
 
-  /** Delivers an earlier event to the endpoint again (`POST /api/v1/webhooks/{webhookId}/replay`). */
+  /** Delivers an earlier event to the endpoint again (`POST /api/v1/webhooks/{webhookId}/events/{eventId}/replay`). */
   replayWebhookEvent(
     webhookId: string,
     eventId: string,
     options: RequestOptions = {},
   ): Promise<WebhookDelivery> {
-    return this.requestJson('replayWebhookEvent', { params: { webhookId }, json: { eventId } }, options);
+    return this.requestJson('replayWebhookEvent', { params: { webhookId, eventId } }, options);
   }
 
   /** Sends a `webhook.test` event to the endpoint (`POST /api/v1/webhooks/{webhookId}/test`). */

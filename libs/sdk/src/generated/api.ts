@@ -218,26 +218,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/webhooks/{webhookId}/replay': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Deliver an event again
-     * @description Queues a new delivery of an earlier event of the account (its `eventId`, as in the delivery log or the payload) to this endpoint. The payload and the `webhook-id` are the event’s, so a receiver that de-duplicates on the id recognises it. 409 when the endpoint is disabled.
-     */
-    post: operations['replayWebhookEvent'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/v1/webhooks/{webhookId}/test': {
     parameters: {
       query?: never;
@@ -252,6 +232,26 @@ export interface paths {
      * @description Queues a `webhook.test` event to the endpoint, signed like every other, to check that your receiver gets and verifies it; the delivery log shows the outcome. 409 when the endpoint is disabled.
      */
     post: operations['sendTestWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{webhookId}/events/{eventId}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Deliver an event again
+     * @description Queues a new delivery of an earlier event of the account (its `eventId`, as in the delivery log or the payload) to this endpoint. The payload and the `webhook-id` are the event’s, so a receiver that de-duplicates on the id recognises it. 409 when the endpoint is disabled.
+     */
+    post: operations['replayWebhookEvent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -886,10 +886,6 @@ export interface components {
        * @example 24
        */
       overlapHours?: number;
-    };
-    ReplayWebhookRequest: {
-      /** @example evt_0d7f3c1e9a2b4c5d8e6f7a8b9c0d1e2f */
-      eventId: string;
     };
     Webhook: {
       id: string;
@@ -2025,6 +2021,8 @@ export interface operations {
         headers: {
           /** @description no-store */
           'Cache-Control': string;
+          /** @description The new endpoint's ID (as webhook.id) */
+          'X-Webhook-Id': string;
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -2606,7 +2604,7 @@ export interface operations {
       };
     };
   };
-  replayWebhookEvent: {
+  sendTestWebhook: {
     parameters: {
       query?: never;
       header?: never;
@@ -2619,16 +2617,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "eventId": "evt_0d7f3c1e9a2b4c5d8e6f7a8b9c0d1e2f"
-         *     }
-         */
-        'application/json': components['schemas']['ReplayWebhookRequest'];
-      };
-    };
+    requestBody?: never;
     responses: {
       /** @description Queued */
       202: {
@@ -2643,15 +2632,6 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['WebhookDelivery'];
-        };
-      };
-      /** @description A field is missing or invalid; the error names it */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
         };
       };
       /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
@@ -2723,7 +2703,7 @@ export interface operations {
       };
     };
   };
-  sendTestWebhook: {
+  replayWebhookEvent: {
     parameters: {
       query?: never;
       header?: never;
@@ -2733,6 +2713,11 @@ export interface operations {
          * @example wh_4Qx9TnV2kLm8RbZc1YdFh7Ws
          */
         webhookId: string;
+        /**
+         * @description The event ID (`evt_…`: the payload’s id and webhook-id)
+         * @example evt_0d7f3c1e9a2b4c5d8e6f7a8b9c0d1e2f
+         */
+        eventId: string;
       };
       cookie?: never;
     };

@@ -70,18 +70,6 @@ export const ZRotateWebhookSecretRequest = named(
   }),
 );
 
-export const ZReplayWebhookRequest = named(
-  'ReplayWebhookRequest',
-  'The event to deliver again.',
-  z.object({
-    eventId: z
-      .string()
-      .min(1, 'eventId is required')
-      .max(100)
-      .meta({ example: 'evt_0d7f3c1e9a2b4c5d8e6f7a8b9c0d1e2f' }),
-  }),
-);
-
 export const ZPublicWebhook = named(
   'Webhook',
   'An endpoint that receives events. Its secret is shown only when created or rotated.',

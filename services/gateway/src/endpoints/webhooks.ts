@@ -16,7 +16,6 @@ import {
   ZNewWebhook,
   ZPublicWebhook,
   ZPublicWebhookDelivery,
-  ZReplayWebhookRequest,
   ZRotatedWebhookSecret,
   ZRotateWebhookSecretRequest,
   ZUpdateWebhookRequest,
@@ -55,7 +54,10 @@ export const createWebhookOperation = defineOperation({
     201: {
       description: 'The endpoint and its secret, shown once',
       json: ZNewWebhook,
-      headers: NO_STORE_HEADER,
+      headers: {
+        ...NO_STORE_HEADER,
+        'X-Webhook-Id': { description: "The new endpoint's ID (as webhook.id)", schema: z.string() },
+      },
     },
   },
   errors: ['invalid_argument', 'conflict', 'unavailable', 'internal'],
@@ -68,7 +70,7 @@ export const createWebhookOperation = defineOperation({
     });
     return {
       status: 201,
-      headers: { 'Cache-Control': 'no-store' },
+      headers: { 'Cache-Control': 'no-store', 'X-Webhook-Id': created.endpoint.id },
       json: { webhook: created.endpoint, secret: created.secret },
     };
   },
@@ -224,24 +226,27 @@ export const listWebhookDeliveriesOperation = defineOperation({
 export const replayWebhookEventOperation = defineOperation({
   id: 'replayWebhookEvent',
   method: 'post',
-  path: '/api/v1/webhooks/{webhookId}/replay',
+  path: '/api/v1/webhooks/{webhookId}/events/{eventId}/replay',
   tag: TAG,
   summary: 'Deliver an event again',
   description:
     'Queues a new delivery of an earlier event of the account (its `eventId`, as in the delivery log or the payload) to this endpoint. The payload and the `webhook-id` are the event’s, so a receiver that de-duplicates on the id recognises it. 409 when the endpoint is disabled.',
   auth: 'apiKey',
   request: {
-    params: PARAMS,
-    json: ZReplayWebhookRequest,
-    example: { eventId: 'evt_0d7f3c1e9a2b4c5d8e6f7a8b9c0d1e2f' },
+    params: PARAMS.extend({
+      eventId: z.string().max(100).meta({
+        description: 'The event ID (`evt_…`: the payload’s id and webhook-id)',
+        example: 'evt_0d7f3c1e9a2b4c5d8e6f7a8b9c0d1e2f',
+      }),
+    }),
   },
   responses: { 202: { description: 'Queued', json: ZPublicWebhookDelivery } },
-  errors: ['invalid_argument', 'not_found', 'conflict', 'unavailable', 'internal'],
-  async handle({ params, body, principal }, deps) {
+  errors: ['not_found', 'conflict', 'unavailable', 'internal'],
+  async handle({ params, principal }, deps) {
     const delivery = await deps.bus.request(WebhookReplay, {
       accountId: accountOf(principal, 'replayWebhookEvent'),
       webhookId: params.webhookId,
-      eventId: body.eventId,
+      eventId: params.eventId,
     });
     return { status: 202, json: delivery };
   },

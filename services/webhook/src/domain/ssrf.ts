@@ -17,6 +17,9 @@ export class TargetRefusedError extends Error {
   override readonly name = 'TargetRefusedError';
 }
 
+/** The host name does not resolve (now): no request can be made, so nothing is reached. */
+export class TargetUnresolvedError extends TargetRefusedError {}
+
 // Two lists: a BlockList checks IPv4 addresses against its IPv6 rules too (as ::/96), so the families
 // are kept apart, and the IPv6 forms of IPv4 addresses are told apart by hand (`embedsIpv4`).
 const BLOCKED_V4 = new BlockList();
@@ -122,9 +125,9 @@ export const resolveTarget = async (
     try {
       addresses = await lookup(host);
     } catch {
-      throw new TargetRefusedError(`url: ${host} does not resolve`);
+      throw new TargetUnresolvedError(`url: ${host} does not resolve`);
     }
-    if (addresses.length === 0) throw new TargetRefusedError(`url: ${host} does not resolve`);
+    if (addresses.length === 0) throw new TargetUnresolvedError(`url: ${host} does not resolve`);
   }
   const refused = addresses.find((a) => !isAddressAllowed(a.address, allow));
   if (refused) {

@@ -20,7 +20,7 @@ import type { AttemptRow, DeliveryRow, EndpointRow, WebhookStore } from '../db/s
 import { publicEventId } from '../domain/events';
 import type { SecretBox } from '../domain/secret-box';
 import { newWebhookSecret } from '../domain/signature';
-import { checkTarget, TargetRefusedError, type Lookup } from '../domain/ssrf';
+import { checkTarget, TargetRefusedError, TargetUnresolvedError, type Lookup } from '../domain/ssrf';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** `wh_` + 24 base62 characters (about 143 bits). */
@@ -82,10 +82,13 @@ export const webhookApiHandlers = (deps: {
   now: () => Date;
 }): Endpoint[] => {
   const { store, secrets, now } = deps;
+  // A name that does not resolve yet is accepted (its deliveries fail until it does, and are checked
+  // then); one that resolves to a refused address is not.
   const checkUrl = async (url: string) => {
     try {
       await checkTarget(url, deps.allow, deps.lookup);
     } catch (err) {
+      if (err instanceof TargetUnresolvedError) return;
       if (err instanceof TargetRefusedError) throw new ServiceError('invalid_argument', err.message, 'url');
       throw err;
     }
