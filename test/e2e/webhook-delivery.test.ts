@@ -19,15 +19,17 @@ import { startTestStack, type TestStack } from '@esign/stack';
 import { createLogger } from '@esign/telemetry';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@esign/testing';
 
-// The webhook service as its own process (as deployed) on real NATS and Postgres; signing events are
-// published on the bus as document-store's outbox would, and real HTTP receivers in this process get them.
+// The webhook service as its own process (as deployed) on real NATS and Postgres, in a stack of its
+// own (so that it can be restarted and run with a fast retry schedule); signing events are published
+// on the bus as document-store's outbox would (the send API is built elsewhere), and real HTTP
+// receivers in this process get them.
 let test: TestStack;
 let bus: Bus;
 const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
   test = await startTestStack({
-    label: 'webhook',
+    label: 'webhook_delivery',
     services: ['webhook'],
     env: { LOG_LEVEL: 'warn' },
     serviceEnv: {
