@@ -38,6 +38,8 @@ beforeAll(async () => {
         WEBHOOK_RETRY_SCHEDULE_MS: '200,200,200,200,200,200,200,200',
         WEBHOOK_POLL_INTERVAL_MS: '100',
         WEBHOOK_TIMEOUT_MS: '2000',
+        // "Failing for days", in seconds: longer than any other test here keeps a receiver failing.
+        WEBHOOK_DISABLE_AFTER_MS: '6000',
       },
     },
   });
@@ -262,6 +264,45 @@ describe('webhook delivery of signing events', () => {
     expect(endpoint).toMatchObject({ enabled: false, disabledReason: 'gone' });
     await new Promise((res) => setTimeout(res, 600));
     expect(r.received).toHaveLength(1);
+  });
+
+  it('disables an endpoint that keeps failing past the limit, at its next failure, and announces it', async () => {
+    const r = await receiver();
+    r.respond((_req, _n, res) => {
+      res.statusCode = 500;
+      res.end();
+    });
+    const ep = await endpointFor(r.url, ['signing.declined']);
+    const announced = new Promise<unknown>((resolve) =>
+      bus.subscribe(WebhookEndpointDisabled, (event) => {
+        if (event.webhookId === ep.id) resolve(event);
+      }),
+    );
+    const first = { ...base(ep.accountId), declinedAt: new Date().toISOString(), reason: 'No' };
+    await bus.publish(SigningDeclined, first, { msgId: first.eventId });
+    await r.waitFor(1);
+    // Its nine attempts are spent well before the limit: still enabled, failing since the first.
+    await new Promise((res) => setTimeout(res, 2500));
+    const failing = await bus.request(WebhookGet, { accountId: ep.accountId, webhookId: ep.id });
+    expect(failing).toMatchObject({ enabled: true, disabledReason: null });
+    expect(failing.failingSince).not.toBeNull();
+    await new Promise((res) => setTimeout(res, 6000 - 2500));
+    const second = { ...base(ep.accountId), declinedAt: new Date().toISOString(), reason: 'Still no' };
+    await bus.publish(SigningDeclined, second, { msgId: second.eventId });
+    expect(await announced).toMatchObject({ reason: 'failing', failingSince: failing.failingSince });
+    expect(await bus.request(WebhookGet, { accountId: ep.accountId, webhookId: ep.id })).toMatchObject({
+      enabled: false,
+      disabledReason: 'failing',
+    });
+    const { deliveries } = await bus.request(WebhookDeliveries, {
+      accountId: ep.accountId,
+      webhookId: ep.id,
+      limit: 5,
+    });
+    expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([
+      ['pending', 1],
+      ['failed', 9],
+    ]);
   });
 
   it('does not follow a redirect to the metadata address: a 3xx is a failed attempt', async () => {
