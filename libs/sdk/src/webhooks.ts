@@ -12,8 +12,10 @@ const header = (headers: WebhookHeaders, name: string): string => {
     return (headers as { get(name: string): string | null }).get(name) ?? '';
   }
   const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
-  const value = record[name] ?? record[Object.keys(record).find((k) => k.toLowerCase() === name) ?? ''];
-  return Array.isArray(value) ? (value[0] ?? '') : ((value as string | undefined) ?? '');
+  const value: string | readonly string[] | undefined =
+    record[name] ?? record[Object.keys(record).find((k) => k.toLowerCase() === name) ?? ''];
+  if (value === undefined) return '';
+  return typeof value === 'string' ? value : (value[0] ?? '');
 };
 
 /**

@@ -80,12 +80,21 @@ export const startWebhookService = async (
         maxResponseBytes: config.WEBHOOK_RESPONSE_MAX_BYTES,
         retrySchedule: config.WEBHOOK_RETRY_SCHEDULE_MS,
         disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
-        downloadUrl: async (objectKey) => ({
-          url: await presign('GET', blobOptions.bucket, objectKey, ttl, {
-            'response-content-type': 'application/pdf',
-          }),
-          expiresAt: new Date(now().getTime() + ttl * 1000).toISOString(),
-        }),
+        // Presigning is local computation (SigV4), no request to storage.
+        downloadUrl: (objectKey) => {
+          const at = now();
+          return Promise.resolve({
+            url: presign(
+              'GET',
+              blobOptions.bucket,
+              objectKey,
+              ttl,
+              { 'response-content-type': 'application/pdf' },
+              at,
+            ),
+            expiresAt: new Date(at.getTime() + ttl * 1000).toISOString(),
+          });
+        },
         async onDisabled(endpoint) {
           // Recorded on the endpoint (GET shows disabledReason), logged, and announced for whoever
           // tells the account (the mailer can subscribe to it).
@@ -144,7 +153,7 @@ export const startWebhookService = async (
         secrets,
         allow,
         lookup: options.lookup,
-        onQueued: deliveryLoop.notify,
+        onQueued: () => deliveryLoop.notify(),
         now,
       }),
       { unavailable: databaseUnavailable },

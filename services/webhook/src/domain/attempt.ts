@@ -53,10 +53,7 @@ export const signingSecrets = (endpoint: EndpointRow, box: SecretBox, now: Date)
 const excerptOf = (response: Buffer | null): string | null =>
   response === null || response.length === 0
     ? null
-    : response
-        .toString('utf8')
-        .replace(/\u0000/g, '')
-        .slice(0, EXCERPT_CHARS);
+    : response.toString('utf8').replaceAll(String.fromCharCode(0), '').slice(0, EXCERPT_CHARS);
 
 /**
  * One attempt of a claimed delivery: check the URL again (resolved now, connected to the address that

@@ -56,16 +56,17 @@ describe('SSRF rules for endpoint URLs', () => {
     // The real resolver: localhost is loopback.
     await expect(checkTarget('http://localhost:9999/', none)).rejects.toThrow(/localhost resolves to/);
     // One refused address among public ones is enough to refuse.
-    const lookup = async () => [
-      { address: '93.184.215.14', family: 4 as const },
-      { address: '10.1.2.3', family: 4 as const },
-    ];
+    const lookup = () =>
+      Promise.resolve([
+        { address: '93.184.215.14', family: 4 as const },
+        { address: '10.1.2.3', family: 4 as const },
+      ]);
     await expect(checkTarget('https://mixed.example/', none, lookup)).rejects.toThrow('10.1.2.3');
     await expect(checkTarget('https://nowhere.invalid/', none)).rejects.toThrow('does not resolve');
   });
 
   it('answers the checked addresses of an allowed URL', async () => {
-    const lookup = async () => [{ address: '93.184.215.14', family: 4 as const }];
+    const lookup = () => Promise.resolve([{ address: '93.184.215.14', family: 4 as const }]);
     const { url, addresses } = await checkTarget('https://hooks.example/x?y=1', none, lookup);
     expect(url.pathname).toBe('/x');
     expect(addresses).toEqual([{ address: '93.184.215.14', family: 4 }]);

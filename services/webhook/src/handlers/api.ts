@@ -106,7 +106,7 @@ export const webhookApiHandlers = (deps: {
       );
     }
   };
-  const queued = async (delivery: DeliveryRow, eventType: string) => {
+  const queued = (delivery: DeliveryRow, eventType: string) => {
     deps.onQueued();
     return deliveryView({ ...delivery, eventType, attemptLog: [] });
   };
