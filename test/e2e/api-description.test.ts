@@ -15,6 +15,7 @@ import {
   type SignedInUser,
   type TestAccount,
 } from './harness';
+import { linkIn, newRecipient, pageCall, send, waitForMail } from './send-harness';
 
 interface MediaType {
   schema?: Record<string, unknown>;
@@ -469,6 +470,7 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
           fetch(`${baseUrl}/api/keys?id=42`, { method: 'DELETE', headers: dashboardHeaders(signedIn()) }),
       },
     ],
+    ...sendCalls(key),
     signOut: [
       {
         name: 'signed in',
@@ -480,6 +482,130 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
         send: () =>
           fetch(`${baseUrl}/api/auth/sign-out`, { method: 'POST', headers: dashboardHeaders(signedIn()) }),
       },
+    ],
+  };
+};
+
+/** Send for signing and the signing page: three requests (to sign, to decline, to cancel). */
+const sendCalls = (
+  key: Record<string, string>,
+): Record<string, { name: string; send: () => Promise<Response> }[]> => {
+  const people = { a: newRecipient(), b: newRecipient(), c: newRecipient() };
+  const sent: Record<string, { sendId: string; auditId: string }> = {};
+  const sendTo =
+    (who: keyof typeof people, extra: Record<string, string | object> = {}) =>
+    async () => {
+      const res = await send(business.apiKey, { pdf, recipientEmail: people[who], fields: extra });
+      if (res.status === 201) sent[who] = (await res.clone().json()) as { sendId: string; auditId: string };
+      return res;
+    };
+  const tokenOf = async (who: keyof typeof people, emails = 1) =>
+    linkIn((await waitForMail(people[who], /^Please sign/, emails)).at(-1)!).token;
+  const tampered = 'A'.repeat(43);
+  const typed = { signerName: 'Ada', signature: { mode: 'type', typedName: 'Ada', color: '#111827' } };
+  return {
+    sendForSigning: [
+      { name: 'a PDF', send: sendTo('a') },
+      { name: 'a second one', send: sendTo('b') },
+      { name: 'a third one', send: sendTo('c') },
+      {
+        name: 'a position on a page it does not have (400)',
+        send: sendTo('a', { positions: [{ x: 1, y: 1, page: 9, width: 20 }] }),
+      },
+      {
+        name: 'a Free account (403)',
+        send: () => send(free.apiKey, { pdf, recipientEmail: people.a }),
+      },
+    ],
+    getSigningStatus: [
+      {
+        name: 'pending',
+        send: () => fetch(`${baseUrl}/api/v1/status?auditId=${sent.a?.auditId}`, { headers: key }),
+      },
+      {
+        name: 'an unknown audit ID (404)',
+        send: () => fetch(`${baseUrl}/api/v1/status?auditId=ESG-AAAA-AAAA-AAAA`, { headers: key }),
+      },
+      { name: 'no ID (400)', send: () => fetch(`${baseUrl}/api/v1/status`, { headers: key }) },
+    ],
+    resendSend: [
+      {
+        name: 'the third',
+        send: async () => {
+          await tokenOf('c');
+          return fetch(`${baseUrl}/api/v1/send/${sent.c?.sendId}/resend`, { method: 'POST', headers: key });
+        },
+      },
+      {
+        name: 'an unknown sendId (404)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/send/send_unknownunknownunknown/resend`, { method: 'POST', headers: key }),
+      },
+    ],
+    cancelSend: [
+      {
+        name: 'the third',
+        send: async () => {
+          await tokenOf('c', 2);
+          return fetch(`${baseUrl}/api/v1/send/${sent.c?.sendId}/cancel`, { method: 'POST', headers: key });
+        },
+      },
+      {
+        name: 'again (409)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/send/${sent.c?.sendId}/cancel`, { method: 'POST', headers: key }),
+      },
+    ],
+    openSigningPage: [
+      { name: 'a pending link', send: async () => fetch(`${baseUrl}/s/${await tokenOf('a')}`) },
+      { name: 'a tampered link (404)', send: () => fetch(`${baseUrl}/s/${tampered}`) },
+      { name: 'a canceled link (410)', send: async () => fetch(`${baseUrl}/s/${await tokenOf('c', 2)}`) },
+    ],
+    getSigningRequest: [
+      { name: 'a pending link', send: async () => pageCall('/signing/api/request', await tokenOf('a')) },
+      {
+        name: 'a canceled link (410)',
+        send: async () => pageCall('/signing/api/request', await tokenOf('c', 2)),
+      },
+      { name: 'no token (404)', send: () => fetch(`${baseUrl}/signing/api/request`) },
+    ],
+    getSigningDocument: [
+      { name: 'a pending link', send: async () => pageCall('/signing/api/document', await tokenOf('a')) },
+      { name: 'a tampered link (404)', send: () => pageCall('/signing/api/document', tampered) },
+    ],
+    recordSigningView: [
+      { name: 'a pending link', send: async () => pageCall('/signing/api/view', await tokenOf('a'), {}) },
+      {
+        name: 'a canceled link (410)',
+        send: async () => pageCall('/signing/api/view', await tokenOf('c', 2), {}),
+      },
+    ],
+    declineThroughLink: [
+      { name: 'no reason (400)', send: async () => pageCall('/signing/api/decline', await tokenOf('b'), {}) },
+      {
+        name: 'with a reason',
+        send: async () => pageCall('/signing/api/decline', await tokenOf('b'), { reason: 'Not mine' }),
+      },
+      {
+        name: 'again (410)',
+        send: async () => pageCall('/signing/api/decline', await tokenOf('b'), { reason: 'Not mine' }),
+      },
+    ],
+    signThroughLink: [
+      {
+        name: 'an empty signature (400)',
+        send: async () =>
+          pageCall('/signing/api/sign', await tokenOf('a'), {
+            signerName: 'Ada',
+            signature: { mode: 'draw', imageBase64: '' },
+          }),
+      },
+      {
+        name: 'a typed signature',
+        send: async () => pageCall('/signing/api/sign', await tokenOf('a'), typed),
+      },
+      { name: 'again (410)', send: async () => pageCall('/signing/api/sign', await tokenOf('a'), typed) },
+      { name: 'a tampered link (404)', send: () => pageCall('/signing/api/sign', tampered, typed) },
     ],
   };
 };

@@ -78,3 +78,14 @@ export const signedFileNameFor = (fileName: string): string => {
     .trim();
   return `${base || 'document'}-signed.pdf`;
 };
+
+/**
+ * Read an upload (under `uploads/`, never deleted here) as a PDF and say how many pages it has, so
+ * that positions can be checked against them before anything else happens (send for signing).
+ * `invalid_argument` (field `file`) when it is not a PDF the signer can sign.
+ */
+export const PdfInspect = defineRequest(
+  'pdf.inspect',
+  z.object({ uploadKey: z.string().min(1) }),
+  z.object({ pageCount: z.number().int().positive() }),
+);

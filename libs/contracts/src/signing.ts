@@ -183,6 +183,11 @@ export const ZSigningRequestCreated = z.object({
   /** `pending` on creation; a replay answers the request's current status. */
   status: ZSigningStatus,
   expiresAt: ZIsoTimestamp,
+  /**
+   * True when an earlier request with the same Idempotency-Key made it (nothing was created or
+   * published now; the caller's new copy of the original is not used).
+   */
+  replayed: z.boolean().optional(),
 });
 export type TSigningRequestCreated = z.infer<typeof ZSigningRequestCreated>;
 

@@ -14,7 +14,12 @@ import type {
   QueryOf,
   SandboxSignRequest,
   SandboxSignResult,
+  SendCanceled,
+  SendFields,
+  SendResent,
+  SendResult,
   SignFieldReference,
+  SigningStatus,
   SignFields,
   SignPosition,
   SuccessHeaderOf,
@@ -98,6 +103,13 @@ export type SignDocumentInput = SignFields & {
 };
 
 /** A signed PDF and what the answer's headers say about it. */
+export type SendForSigningInput = SendFields & {
+  /** The PDF: a path, a Buffer/Uint8Array/ArrayBuffer, a Blob or a readable stream (read into memory). */
+  file: FileInput;
+  /** The file name sent (default: the path's or stream's base name, else `document.pdf`). */
+  fileName?: string;
+};
+
 export interface SignedDocument {
   /** The signed PDF, exactly as returned. */
   readonly bytes: Uint8Array;
@@ -341,6 +353,38 @@ export class EsignClient {
   /** Sends a `webhook.test` event to the endpoint (`POST /api/v1/webhooks/{webhookId}/test`). */
   sendTestWebhook(webhookId: string, options: RequestOptions = {}): Promise<WebhookDelivery> {
     return this.requestJson('sendTestWebhook', { params: { webhookId } }, options);
+  }
+
+  /**
+   * Sends a PDF to a recipient to sign by email (`POST /api/v1/send`). An `Idempotency-Key` is
+   * generated unless given in `options` and reused by every retry, so a retried call sends one email.
+   */
+  async sendForSigning(input: SendForSigningInput, options: RequestOptions = {}): Promise<SendResult> {
+    const { file, fileName, ...fields } = input;
+    const part = await toFilePart(file, fileName);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+    }
+    form.append('file', part.blob, part.fileName);
+    const res = await this.request('sendForSigning', { form }, options);
+    return JSON.parse(new TextDecoder().decode(res.body)) as SendResult;
+  }
+
+  /** Where a request sent for signing stands (`GET /api/v1/status`), by its audit ID or sendId. */
+  getSigningStatus(id: string, options: RequestOptions = {}): Promise<SigningStatus> {
+    return this.requestJson('getSigningStatus', { query: { auditId: id } }, options);
+  }
+
+  /** Cancels a pending request (`POST /api/v1/send/{sendId}/cancel`): its links stop working. */
+  cancelSend(sendId: string, options: RequestOptions = {}): Promise<SendCanceled> {
+    return this.requestJson('cancelSend', { params: { sendId } }, options);
+  }
+
+  /** Emails the recipient a new link (`POST /api/v1/send/{sendId}/resend`); earlier links stop working. */
+  resendSend(sendId: string, options: RequestOptions = {}): Promise<SendResent> {
+    return this.requestJson('resendSend', { params: { sendId } }, options);
   }
 
   // ---- the core ------------------------------------------------------------------------------------

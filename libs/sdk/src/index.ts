@@ -8,6 +8,7 @@ export {
   type GeneratedTemplate,
   type RequestInput,
   type RequestOptions,
+  type SendForSigningInput,
   type SignDocumentInput,
   type SignedDocument,
 } from './client.js';

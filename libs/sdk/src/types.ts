@@ -27,6 +27,14 @@ export type SandboxSignRequest = Schemas['SandboxSignRequest'];
 export type SandboxSignResult = Schemas['SandboxSignResult'];
 /** The field reference of `POST /api/v1/sign`. */
 export type SignFieldReference = Schemas['SignFieldReference'];
+/** A request sent for signing (`POST /api/v1/send`). */
+export type SendResult = Schemas['SendResult'];
+/** Where a request sent for signing stands (`GET /api/v1/status`): its fields depend on `status`. */
+export type SigningStatus = Schemas['SigningStatus'];
+/** A canceled request (`POST /api/v1/send/{sendId}/cancel`). */
+export type SendCanceled = Schemas['SendCanceled'];
+/** A resent request (`POST /api/v1/send/{sendId}/resend`). */
+export type SendResent = Schemas['SendResent'];
 /** An error body: `{ "error": "…" }`. */
 export type ErrorBody = Schemas['Error'];
 
@@ -94,3 +102,5 @@ export type WebhookEvent =
   | Schemas['SigningDeclinedWebhook']
   | Schemas['SigningExpiredWebhook']
   | Schemas['WebhookTestWebhook'];
+/** The text fields of `POST /api/v1/send` (the PDF is given apart, as a FileInput). */
+export type SendFields = Omit<MultipartOf<'sendForSigning'>, 'file'>;

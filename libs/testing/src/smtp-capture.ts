@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -89,7 +89,9 @@ export const startSmtpCapture = async (
             if (options.directory) {
               const stamp = new Date().toISOString().replace(/[:.]/g, '-');
               file = join(options.directory, `${stamp}-${String(count).padStart(4, '0')}.eml`);
-              await writeFile(file, raw);
+              // Written whole, then renamed: a reader in another process never sees half a message.
+              await writeFile(`${file}.part`, raw);
+              await rename(`${file}.part`, file);
             }
             const mail: CapturedMail = {
               raw,
@@ -145,4 +147,29 @@ export const startSmtpCapture = async (
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+};
+
+/**
+ * The messages a capture with `directory` wrote there so far, oldest first, parsed (for a test that
+ * runs in another process than the capture, such as a vitest global setup's).
+ */
+export const readMailDirectory = async (
+  directory: string,
+  cache: Map<string, { raw: Buffer; parsed: ParsedMail }> = new Map(),
+): Promise<{ file: string; raw: Buffer; parsed: ParsedMail }[]> => {
+  const names = (await readdir(directory).catch(() => [] as string[]))
+    .filter((name) => name.endsWith('.eml'))
+    .sort();
+  const out: { file: string; raw: Buffer; parsed: ParsedMail }[] = [];
+  for (const name of names) {
+    const file = join(directory, name);
+    let entry = cache.get(file);
+    if (!entry) {
+      const raw = await readFile(file);
+      entry = { raw, parsed: await simpleParser(raw) };
+      cache.set(file, entry);
+    }
+    out.push({ file, ...entry });
+  }
+  return out;
 };

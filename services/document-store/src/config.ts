@@ -49,6 +49,12 @@ export const ZDocumentStoreEnv = ZBaseEnv.extend(ZDbEnv.shape)
      * SIGN_TIMEOUT_MS (60 s by default) plus a record.
      */
     SIGNING_CLAIM_MS: z.coerce.number().int().min(1000).default(120_000),
+    /**
+     * Tests only (refused when NODE_ENV=production): a file holding a number of milliseconds that is
+     * added to the signing requests' clock (expiry, reminders, views), read at every use, so that an
+     * end-to-end test can move time forward. A missing or empty file means no offset.
+     */
+    SIGNING_TEST_CLOCK_FILE: z.string().min(1).optional(),
     /** Reminders per request at most (0: none). */
     SIGNING_REMINDERS_MAX: z.coerce.number().int().min(0).max(10).default(3),
   });

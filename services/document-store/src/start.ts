@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
@@ -28,6 +29,24 @@ export interface DocumentStore {
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
+/** The clock of `SIGNING_TEST_CLOCK_FILE` (tests): real time plus the offset in the file. */
+const testClock = (config: TDocumentStoreConfig): (() => Date) | undefined => {
+  const file = config.SIGNING_TEST_CLOCK_FILE;
+  if (!file) return undefined;
+  if (process.env.NODE_ENV === 'production') {
+    throw new Error('SIGNING_TEST_CLOCK_FILE is for tests: it is refused with NODE_ENV=production');
+  }
+  return () => {
+    let offset = 0;
+    try {
+      offset = Number(readFileSync(file, 'utf8').trim() || '0');
+    } catch {
+      offset = 0;
+    }
+    return new Date(Date.now() + (Number.isFinite(offset) ? offset : 0));
+  };
+};
+
 /**
  * Migrate the `documents` schema, make sure the JetStream event stream exists, start the outbox relay
  * and the sweeps, and serve `document.record`, `document.list`, `document.get`,
@@ -52,7 +71,7 @@ export const startDocumentStore = async (
   let relay: OutboxRelay | undefined;
   let stopSweep: (() => Promise<void>) | undefined;
   let stopSigningSweep: (() => Promise<void>) | undefined;
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? testClock(config) ?? (() => new Date());
   const reminders = { intervalMs: config.SIGNING_REMINDER_INTERVAL_MS, max: config.SIGNING_REMINDERS_MAX };
   try {
     await migrateSchema({
@@ -102,6 +121,7 @@ export const startDocumentStore = async (
               reminders,
               batch: config.SIGNING_SWEEP_BATCH,
               onWritten: outboxRelay.notify,
+              now,
             }),
             intervalMs: config.SIGNING_SWEEP_INTERVAL_MS,
             logger,

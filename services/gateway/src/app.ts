@@ -5,6 +5,7 @@ import type { GatewayDeps } from './deps';
 import { OPERATIONS } from './endpoints';
 import { mountDeveloperResources } from './endpoints/developer-resources';
 import { errorHandler, sendError } from './http/errors';
+import { redactSigningPath } from './http/signing-token';
 import { mountWebAssets } from './http/web-pages';
 
 /** The HTTP edge: every declared operation, the developer resources, and error mapping. No business logic lives here. */
@@ -21,7 +22,8 @@ export const createApp = (deps: GatewayDeps): Express => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       deps.logger.info('request', {
         method: req.method,
-        path: req.originalUrl.split('?')[0],
+        // A signing link's token is a secret: never logged (`/s/:token`).
+        path: redactSigningPath(req.originalUrl.split('?')[0] ?? ''),
         status: res.statusCode,
         ms: Math.round(ms * 10) / 10,
         ...(res.writableFinished ? {} : { aborted: true }),

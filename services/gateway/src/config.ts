@@ -47,6 +47,12 @@ export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
     .int()
     .positive()
     .default(25 * 1024 * 1024),
+  /** Upload limit of POST /api/v1/send (the PDF a recipient is asked to sign). */
+  SEND_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   /** Time the signer may take for one document. */
   SIGN_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
 });

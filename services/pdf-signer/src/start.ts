@@ -1,10 +1,11 @@
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, connectBus, endpoint } from '@esign/bus';
-import { PdfSign } from '@esign/contracts';
+import { PdfInspect, PdfSign } from '@esign/contracts';
 import { createLogger, startHealthServer } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
 import { readSigningMaterial, signWorkerCount, timestampSettings } from './config';
 import type { TPdfSignerEnv } from './config';
+import { createInspectPdfHandler } from './handlers/inspect-pdf';
 import { createSignPdfHandler } from './handlers/sign-pdf';
 import { startSignPool } from './workers/start-sign-pool';
 
@@ -42,7 +43,10 @@ export const startPdfSigner = async (
   await blob.ensureBucket();
   const bus = await connectBus({ ...busOptionsFrom(config), name: 'pdf-signer', logger });
   await bus.serve(
-    [endpoint(PdfSign, createSignPdfHandler({ blob, signer, maxFileBytes: config.MAX_FILE_BYTES }))],
+    [
+      endpoint(PdfSign, createSignPdfHandler({ blob, signer, maxFileBytes: config.MAX_FILE_BYTES })),
+      endpoint(PdfInspect, createInspectPdfHandler({ blob, maxFileBytes: config.MAX_FILE_BYTES })),
+    ],
     // Bounds memory: a burst of large documents waits here instead of being loaded all at once.
     { maxConcurrent: config.MAX_CONCURRENT_SIGNS },
   );

@@ -366,6 +366,206 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a PDF to be signed by email
+     * @description Upload a PDF (at most 10 MB; 413 above) and name the recipient: they get an email with a secure, single-use link to a page where they read the whole document and sign it (draw or type) or decline with a reason. Positions are checked against the document's pages at once. Answers 201 with the sendId and the auditId the signed document will carry; follow it with GET /api/v1/status. The signed document then appears in GET /api/v1/documents like one signed through POST /api/v1/sign, and is emailed to you and the recipient. With Idempotency-Key, a retry answers the same request and sends no second email.
+     */
+    post: operations['sendForSigning'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Status of a request sent for signing
+     * @description Where a request sent with POST /api/v1/send stands. `auditId` takes the audit ID (or the sendId; `sendId=` works too). The fields depend on the status: pending (auditId, status, signerName, signerEmail, viewedAt: null until the recipient's browser has shown the document), signed (auditId, status, signerName, signerEmail, signedAt, fileHash), declined (auditId, status, declinedAt, declineReason), expired (auditId, status, expiredAt) and canceled (auditId, status, canceledAt). An unknown ID or another account's answers 404.
+     */
+    get: operations['getSigningStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/send/{sendId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a pending request
+     * @description The signing links stop working at once and the recipient is told by email. Only a pending request can be canceled (409 otherwise); an unknown sendId or another account's answers 404.
+     */
+    post: operations['cancelSend'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/send/{sendId}/resend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Email the signing link again
+     * @description Sends the recipient a new email with a new link; every earlier link stops working. The expiry and the reminder schedule stay as they were. Only a pending request can be resent (409 otherwise); an unknown sendId or another account's answers 404.
+     */
+    post: operations['resendSend'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/s/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signing page of a link
+     * @description The page a recipient opens from the email. Opening it changes nothing (mail scanners follow links). An unknown or replaced link answers 404, a link whose request was signed, declined, canceled or has expired answers 410, each with a page that says so.
+     */
+    get: operations['openSigningPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/signing/api/request': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The request behind a signing link
+     * @description Who asks whom to sign what, and where the signature boxes go. Changes nothing. 404 for an unknown link, 410 for one that has ended.
+     */
+    get: operations['getSigningRequest'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/signing/api/document': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The PDF to sign
+     * @description The original PDF of a pending request, for the page to show. Changes nothing.
+     */
+    get: operations['getSigningDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/signing/api/view': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The document was shown
+     * @description The page reports that the recipient's browser has shown the document: the first report sets viewedAt; every one is in the audit trail with its IP and user agent.
+     */
+    post: operations['recordSigningView'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/signing/api/sign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign from the signing page
+     * @description Signs the request with the drawn (PNG) or typed signature, through the same workflow as POST /api/v1/sign, with the recipient as signer. One submit at a time: a second one while the first runs answers 409, and after signing the link answers 410.
+     */
+    post: operations['signThroughLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/signing/api/decline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Decline from the signing page
+     * @description Declines the request with a reason (required); the sender is told by email. The link then answers 410.
+     */
+    post: operations['declineThroughLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'document.signed': {
@@ -1196,6 +1396,106 @@ export interface components {
       /** Format: date-time */
       revokedAt: string;
       alreadyRevoked: boolean;
+    };
+    SendResult: {
+      /** @example send_4f7Qm2XkT9bLw8RzNc3Ya6Ud */
+      sendId: string;
+      /**
+       * @description The audit ID the signed document will carry; GET /api/v1/status takes it
+       * @example ESG-7KQ2-M4XP-9D3F
+       */
+      auditId: string;
+      recipientEmail: string;
+      /** Format: date-time */
+      sentAt: string;
+      /**
+       * @description pending for a new request (a replay answers the current status)
+       * @enum {string}
+       */
+      status: 'pending' | 'signed' | 'declined' | 'canceled' | 'expired';
+      /** Format: date-time */
+      expiresAt: string;
+    };
+    SigningStatus:
+      | {
+          auditId: string;
+          /** @constant */
+          status: 'pending';
+          signerName: string;
+          signerEmail: string;
+          /** @description null until the recipient's browser has shown the document */
+          viewedAt: string | null;
+        }
+      | {
+          auditId: string;
+          /** @constant */
+          status: 'signed';
+          signerName: string;
+          signerEmail: string;
+          /** Format: date-time */
+          signedAt: string;
+          /** @description sha256: of the signed PDF (as in GET /api/v1/documents) */
+          fileHash: string;
+        }
+      | {
+          auditId: string;
+          /** @constant */
+          status: 'declined';
+          /** Format: date-time */
+          declinedAt: string;
+          declineReason: string;
+        }
+      | {
+          auditId: string;
+          /** @constant */
+          status: 'expired';
+          /** Format: date-time */
+          expiredAt: string;
+        }
+      | {
+          auditId: string;
+          /** @constant */
+          status: 'canceled';
+          /** Format: date-time */
+          canceledAt: string;
+        };
+    SendCanceled: {
+      sendId: string;
+      /** @constant */
+      status: 'canceled';
+      /** Format: date-time */
+      canceledAt: string;
+    };
+    SendResent: {
+      sendId: string;
+      /** @constant */
+      status: 'pending';
+      /** Format: date-time */
+      expiresAt: string;
+    };
+    SigningLinkEnded: {
+      error: string;
+      /** @enum {string} */
+      status: 'signed' | 'declined' | 'canceled' | 'expired';
+    };
+    SigningRequestView: {
+      /** @constant */
+      status: 'pending';
+      fileName: string;
+      recipientName: string;
+      recipientEmail: string;
+      senderEmail: string;
+      auditId: string;
+      positions: {
+        x: number;
+        y: number;
+        page: number;
+        width: number;
+      }[];
+      pageCount: number | null;
+      /** Format: date-time */
+      expiresAt: string;
+      viewedAt: string | null;
     };
   };
   responses: never;
@@ -3360,6 +3660,1045 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sendForSigning: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). A retry of the same request with the same key answers the same result (Idempotent-Replayed: true) instead of doing it again; the same key with a different request is a 409. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "recipientEmail": "ada@example.com",
+         *       "recipientName": "Ada Lovelace",
+         *       "subject": "Please sign: contract.pdf",
+         *       "message": "Hi Ada, here is the contract we discussed.",
+         *       "positions": [
+         *         {
+         *           "x": 60,
+         *           "y": 80,
+         *           "page": 0,
+         *           "width": 30
+         *         }
+         *       ]
+         *     }
+         */
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description The PDF to sign; the type is taken from the content
+           */
+          file: string;
+          /**
+           * Format: email
+           * @description Who is asked to sign: the signing link is emailed there
+           */
+          recipientEmail: string;
+          /** @description The recipient's full name (the signing page asks them to confirm it) */
+          recipientName: string;
+          /** @description Subject of the email; default "Please sign: <file name>" */
+          subject?: string;
+          /** @description A personal message shown in the email (plain text) */
+          message?: string;
+          /** @description JSON array of {x, y, page, width} as on POST /api/v1/sign: where the signature goes, checked against the document's pages at once. Default [{"x":50,"y":85,"page":0,"width":25}] */
+          positions?: {
+            x: number;
+            y: number;
+            page: number;
+            width: number;
+          }[];
+          /**
+           * @description Days until the link expires (1-90, default 30)
+           * @default 30
+           */
+          expiresInDays?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description The request exists and the email is on its way */
+      201: {
+        headers: {
+          /** @description true when an earlier request with the same Idempotency-Key made this one */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SendResult'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The upload exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getSigningStatus: {
+    parameters: {
+      query?: {
+        /**
+         * @description The audit ID from POST /api/v1/send (a sendId is accepted too)
+         * @example ESG-7KQ2-M4XP-9D3F
+         */
+        auditId?: string;
+        /** @description The sendId, instead of auditId */
+        sendId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The status */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningStatus'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelSend: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The sendId from POST /api/v1/send
+         * @example send_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        sendId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Canceled */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SendCanceled'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  resendSend: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The sendId from POST /api/v1/send
+         * @example send_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        sendId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Resent */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SendResent'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  openSigningPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The token of the signing link */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signing page */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Not a valid link */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getSigningRequest: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the signing link (the part after /s/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningRequestView'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getSigningDocument: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the signing link (the part after /s/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The PDF */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  recordSigningView: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the signing link (the part after /s/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Recorded */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: date-time */
+            viewedAt: string;
+          };
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  signThroughLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the signing link (the part after /s/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          signerName: string;
+          signature:
+            | {
+                /** @constant */
+                mode: 'draw';
+                imageBase64: string;
+              }
+            | {
+                /** @constant */
+                mode: 'type';
+                typedName: string;
+                color: string;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Signed */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            status: 'signed';
+            auditId: string;
+            /** Format: date-time */
+            signedAt: string;
+          };
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  declineThroughLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the signing link (the part after /s/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Declined */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            status: 'declined';
+            /** Format: date-time */
+            declinedAt: string;
+          };
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningLinkEnded'];
         };
       };
       /** @description Too many requests; see Retry-After */

@@ -147,6 +147,38 @@ export const OPERATIONS = {
     requestType: null,
     successType: 'application/json',
   },
+  sendForSigning: {
+    method: 'POST',
+    path: '/api/v1/send',
+    idempotent: true,
+    security: 'apiKey',
+    requestType: 'multipart/form-data',
+    successType: 'application/json',
+  },
+  getSigningStatus: {
+    method: 'GET',
+    path: '/api/v1/status',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
+  cancelSend: {
+    method: 'POST',
+    path: '/api/v1/send/{sendId}/cancel',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
+  resendSend: {
+    method: 'POST',
+    path: '/api/v1/send/{sendId}/resend',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
 } as const satisfies Partial<Record<keyof operations, OperationInfo>>;
 
 /** An operationId of the API. */

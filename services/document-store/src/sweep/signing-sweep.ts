@@ -70,8 +70,10 @@ export const createSigningSweep = (deps: {
   batch: number;
   /** Wakes the outbox relay after a run that wrote events. */
   onWritten?: () => void;
+  /** The clock of a run without an explicit time (the signing requests' clock). */
+  now?: () => Date;
 }): SigningSweep => ({
-  async runOnce(now = new Date()) {
+  async runOnce(now = deps.now?.() ?? new Date()) {
     const lockClient = await deps.pool.connect();
     try {
       const { rows } = await lockClient.query<{ ok: boolean }>(

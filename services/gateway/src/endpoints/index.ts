@@ -3,6 +3,20 @@ import { getSessionOperation, signInOperation, signOutOperation, signUpOperation
 import { getDocumentOperation, listDocumentsOperation } from './documents';
 import { sandboxSignOperation } from './sandbox';
 import { signDocumentOperation, signReferenceOperation } from './sign';
+import {
+  cancelSendOperation,
+  resendSendOperation,
+  sendForSigningOperation,
+  signingStatusOperation,
+} from './send';
+import {
+  declineThroughLinkOperation,
+  getSigningDocumentOperation,
+  getSigningRequestOperation,
+  openSigningPageOperation,
+  recordSigningViewOperation,
+  signThroughLinkOperation,
+} from './signing-page';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
 import {
@@ -45,4 +59,14 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listApiKeysOperation,
   createApiKeyOperation,
   revokeApiKeyOperation,
+  sendForSigningOperation,
+  signingStatusOperation,
+  cancelSendOperation,
+  resendSendOperation,
+  openSigningPageOperation,
+  getSigningRequestOperation,
+  getSigningDocumentOperation,
+  recordSigningViewOperation,
+  signThroughLinkOperation,
+  declineThroughLinkOperation,
 ];

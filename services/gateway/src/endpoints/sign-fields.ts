@@ -19,9 +19,10 @@ const number = (name: string, min: number, max: number, int = false) => {
 const MAX_PAGE_INDEX = 100_000;
 
 /** True when a text has something a person can see (not only spaces, zero-width or format characters). */
-const hasVisibleText = (v: string) => /[^\s\p{Cf}\p{Zs}\p{Cc}]/u.test(v);
+export const hasVisibleText = (v: string) => /[^\s\p{Cf}\p{Zs}\p{Cc}]/u.test(v);
 
-const positionsJson = z.preprocess(
+/** `positions` as a form field: a JSON array of {x, y, page, width} (sign and send). */
+export const positionsJson = z.preprocess(
   (v, ctx) => {
     if (typeof v !== 'string') return v;
     try {

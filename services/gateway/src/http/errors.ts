@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { ServiceError, type TErrorCode } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
+import { redactSigningPath } from './signing-token';
 
 /** The one table from error codes to HTTP statuses. */
 export const HTTP_STATUS: Record<TErrorCode, number> = {
@@ -73,7 +74,8 @@ export const errorHandler =
       if (err.code === 'rate_limited' && res.getHeader('Retry-After') === undefined) {
         res.set('Retry-After', String(BEHIND_RATE_LIMIT_RETRY_AFTER_SECONDS));
       }
-      if (err.code === 'internal') logger.error('internal error behind the gateway', { path: req.path, err });
+      if (err.code === 'internal')
+        logger.error('internal error behind the gateway', { path: redactSigningPath(req.path), err });
       return sendError(res, err.code, err.code === 'internal' ? 'Internal error; please retry' : err.message);
     }
     const clientError = frameworkClientError(err);
@@ -83,6 +85,6 @@ export const errorHandler =
       res.set('Connection', 'close');
       return void res.status(clientError.status).json({ error: clientError.message });
     }
-    logger.error('unhandled error', { path: req.path, err });
+    logger.error('unhandled error', { path: redactSigningPath(req.path), err });
     sendError(res, 'internal', 'Internal error; please retry');
   };

@@ -30,6 +30,11 @@ export interface SignDocumentInput {
    * step can hold the request past it. Without one, each call has its own timeout.
    */
   readonly deadline?: number;
+  /**
+   * The document signs a signing request (send for signing): it gets the request's reserved audit
+   * ID, and recording it completes the request (`document.record` with `signingRequest`).
+   */
+  readonly signingRequest?: { readonly sendId: string; readonly tokenHash: string; readonly auditId: string };
 }
 
 /** A signed document in object storage, ready to be streamed back. */
@@ -129,6 +134,7 @@ const signAndRecord = async (ports: SigningPorts, input: SignDocumentInput): Pro
       positions: [...input.positions],
       signer: input.signer,
       receivedAt: input.receivedAt,
+      ...(input.signingRequest ? { auditId: input.signingRequest.auditId } : {}),
     })
     .catch((err: unknown) => {
       throw inClientTerms(err, input.usedPositions);
@@ -151,6 +157,14 @@ const signAndRecord = async (ports: SigningPorts, input: SignDocumentInput): Pro
       pageCount: signed.pageCount,
       events: signed.events,
       idempotency,
+      ...(input.signingRequest
+        ? {
+            signingRequest: {
+              sendId: input.signingRequest.sendId,
+              tokenHash: input.signingRequest.tokenHash,
+            },
+          }
+        : {}),
     });
   } catch (err) {
     // Another request under the same key was recorded meanwhile (ours was discarded): answer with

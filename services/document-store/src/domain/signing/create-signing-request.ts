@@ -50,7 +50,7 @@ const idempotencyConflict = () =>
 /** A replay of the same key and request answers the first request; another request with it is a conflict. */
 const replayOf = (existing: TSigningRequestRow, requestHash: string): TSigningRequestCreated => {
   if (existing.requestHash !== requestHash) throw idempotencyConflict();
-  return toCreated(existing);
+  return { ...toCreated(existing), replayed: true };
 };
 
 /**
@@ -140,5 +140,5 @@ export const createSigningRequest = async (
     }
     throw err;
   }
-  return toCreated(row);
+  return { ...toCreated(row), replayed: false };
 };

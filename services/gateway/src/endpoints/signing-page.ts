@@ -1,0 +1,406 @@
+import {
+  MAX_DECLINE_REASON_LENGTH,
+  MAX_SIGNATURE_IMAGE_BYTES,
+  ServiceError,
+  SigningDecline,
+  SigningRecordView,
+  ZAuditId,
+  ZHexColor,
+  ZIsoTimestamp,
+  ZPosition,
+  type TSignature,
+} from '@esign/contracts';
+import { z } from 'zod';
+import { defineOperation, type OperationResult } from '../api/operation';
+import { publicSchemas } from '../api/public-schemas';
+import { isSigningToken, signingTokenHash } from '../http/signing-token';
+import { loadWebPage, WEB_CONTENT_SECURITY_POLICY } from '../http/web-pages';
+import {
+  ENDED_MESSAGES,
+  explainConflict,
+  findByToken,
+  findPending,
+  LinkEndedError,
+  signThroughLink,
+  UNKNOWN_LINK_MESSAGE,
+} from '../operations/sign-through-link';
+
+/**
+ * The public signing page and the calls it makes. The link in the email is `/s/<token>`: its GET
+ * only shows the page (mail scanners that follow links change nothing); the page's script then
+ * sends the token in the `X-Signing-Token` header of every call, so it appears in one URL only, and
+ * that URL is logged and traced as `/s/:token`.
+ */
+
+const PAGE_HEADERS = {
+  'Content-Security-Policy': WEB_CONTENT_SECURITY_POLICY,
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Robots-Tag': 'noindex, nofollow',
+};
+
+const escapeHtml = (text: string): string =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+
+/** A small page without script for links that cannot be used (unknown, or ended). */
+const messagePage = (title: string, message: string): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f3f4f6;color:#111827}
+main{max-width:36rem;margin:4rem auto;padding:2rem;background:#fff;border-radius:.75rem;box-shadow:0 1px 3px rgba(0,0,0,.1)}
+h1{font-size:1.4rem;margin-top:0}
+p{line-height:1.5}
+</style>
+</head>
+<body>
+<main role="main">
+<h1>${escapeHtml(title)}</h1>
+<p id="message">${escapeHtml(message)}</p>
+</main>
+</body>
+</html>
+`;
+
+const ENDED_TITLES: Record<keyof typeof ENDED_MESSAGES, string> = {
+  signed: 'Already signed',
+  declined: 'Request declined',
+  canceled: 'Request canceled',
+  expired: 'Link expired',
+};
+
+/** The token of a page call, hashed; an absent or malformed one is an unknown link (404). */
+const tokenOf = (headers: { 'X-Signing-Token'?: string | undefined }): { hash: string } => {
+  const token = headers['X-Signing-Token'];
+  if (!token || !isSigningToken(token)) throw new ServiceError('not_found', UNKNOWN_LINK_MESSAGE);
+  return { hash: signingTokenHash(token) };
+};
+
+const ZTokenHeaders = z.object({
+  'X-Signing-Token': z.string().max(200).optional().meta({
+    description: 'The token of the signing link (the part after /s/)',
+  }),
+});
+
+const ZLinkEnded = (() => {
+  const schema = z.object({
+    error: z.string(),
+    status: z.enum(['signed', 'declined', 'canceled', 'expired']),
+  });
+  publicSchemas.add(schema, {
+    id: 'SigningLinkEnded',
+    description: 'The link can no longer be used: the request was signed, declined, canceled or expired.',
+  });
+  return schema;
+})();
+
+const ENDED_RESPONSE = { description: 'The link has ended', json: ZLinkEnded };
+
+/** Answers a handler's `LinkEndedError` as 410 with the reason. */
+const answeringEnded = async (work: () => Promise<OperationResult>): Promise<OperationResult> => {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof LinkEndedError) {
+      return {
+        status: 410,
+        json: { error: err.message, status: err.status },
+        headers: { 'Cache-Control': 'no-store' },
+      };
+    }
+    throw err;
+  }
+};
+
+export const openSigningPageOperation = defineOperation({
+  id: 'openSigningPage',
+  method: 'get',
+  path: '/s/{token}',
+  tag: 'Signing page',
+  summary: 'The signing page of a link',
+  description:
+    'The page a recipient opens from the email. Opening it changes nothing (mail scanners follow links). An unknown or replaced link answers 404, a link whose request was signed, declined, canceled or has expired answers 410, each with a page that says so.',
+  auth: 'none',
+  dashboard: true,
+  request: {
+    params: z.object({ token: z.string().meta({ description: 'The token of the signing link' }) }),
+  },
+  responses: {
+    200: { description: 'The signing page', html: true },
+    404: { description: 'Not a valid link', html: true },
+    410: { description: 'The link has ended', html: true },
+  },
+  errors: ['unavailable', 'internal'],
+  async handle({ params }, deps) {
+    if (!isSigningToken(params.token)) {
+      return {
+        status: 404,
+        html: messagePage('Link not valid', UNKNOWN_LINK_MESSAGE),
+        headers: PAGE_HEADERS,
+      };
+    }
+    const request = await findByToken(deps.bus, signingTokenHash(params.token)).catch((err: unknown) => {
+      if (err instanceof ServiceError && err.code === 'not_found') return undefined;
+      throw err;
+    });
+    if (!request) {
+      return {
+        status: 404,
+        html: messagePage('Link not valid', UNKNOWN_LINK_MESSAGE),
+        headers: PAGE_HEADERS,
+      };
+    }
+    if (request.status !== 'pending') {
+      return {
+        status: 410,
+        html: messagePage(ENDED_TITLES[request.status], ENDED_MESSAGES[request.status]),
+        headers: PAGE_HEADERS,
+      };
+    }
+    const html = loadWebPage('signing');
+    if (html === undefined) {
+      throw new ServiceError('unavailable', 'The signing page is not built: run `pnpm build:web`.');
+    }
+    return { status: 200, html, headers: PAGE_HEADERS };
+  },
+});
+
+const ZSigningRequestView = (() => {
+  const schema = z.object({
+    status: z.literal('pending'),
+    fileName: z.string(),
+    recipientName: z.string(),
+    recipientEmail: z.string(),
+    senderEmail: z.string(),
+    auditId: ZAuditId,
+    positions: z.array(ZPosition),
+    pageCount: z.number().int().positive().nullable(),
+    expiresAt: ZIsoTimestamp,
+    viewedAt: ZIsoTimestamp.nullable(),
+  });
+  publicSchemas.add(schema, {
+    id: 'SigningRequestView',
+    description: 'What the signing page shows about a pending request.',
+  });
+  return schema;
+})();
+
+export const getSigningRequestOperation = defineOperation({
+  id: 'getSigningRequest',
+  method: 'get',
+  path: '/signing/api/request',
+  tag: 'Signing page',
+  summary: 'The request behind a signing link',
+  description:
+    'Who asks whom to sign what, and where the signature boxes go. Changes nothing. 404 for an unknown link, 410 for one that has ended.',
+  auth: 'none',
+  dashboard: true,
+  request: { headers: ZTokenHeaders },
+  responses: { 200: { description: 'The request', json: ZSigningRequestView }, 410: ENDED_RESPONSE },
+  errors: ['not_found', 'unavailable', 'internal'],
+  handle: ({ headers }, deps) =>
+    answeringEnded(async () => {
+      const request = await findPending(deps.bus, tokenOf(headers).hash);
+      return { status: 200, json: request, headers: { 'Cache-Control': 'no-store' } };
+    }),
+});
+
+export const getSigningDocumentOperation = defineOperation({
+  id: 'getSigningDocument',
+  method: 'get',
+  path: '/signing/api/document',
+  tag: 'Signing page',
+  summary: 'The PDF to sign',
+  description: 'The original PDF of a pending request, for the page to show. Changes nothing.',
+  auth: 'none',
+  dashboard: true,
+  request: { headers: ZTokenHeaders },
+  responses: { 200: { description: 'The PDF', binary: 'application/pdf' }, 410: ENDED_RESPONSE },
+  errors: ['not_found', 'unavailable', 'internal'],
+  handle: ({ headers }, deps) =>
+    answeringEnded(async () => {
+      const request = await findPending(deps.bus, tokenOf(headers).hash);
+      const size = (await deps.blob.stat(request.objectKey))?.size;
+      if (size === undefined) throw new ServiceError('not_found', 'The document is no longer available.');
+      return {
+        status: 200,
+        stream: await deps.blob.get(request.objectKey),
+        contentType: 'application/pdf',
+        size,
+        headers: { 'Cache-Control': 'no-store', 'Content-Disposition': 'inline' },
+      };
+    }),
+});
+
+export const recordSigningViewOperation = defineOperation({
+  id: 'recordSigningView',
+  method: 'post',
+  path: '/signing/api/view',
+  tag: 'Signing page',
+  summary: 'The document was shown',
+  description:
+    "The page reports that the recipient's browser has shown the document: the first report sets viewedAt; every one is in the audit trail with its IP and user agent.",
+  auth: 'none',
+  dashboard: true,
+  originCheck: 'ifSent',
+  request: { headers: ZTokenHeaders },
+  responses: {
+    200: {
+      description: 'Recorded',
+      json: z.object({ viewedAt: ZIsoTimestamp }),
+    },
+    410: ENDED_RESPONSE,
+  },
+  errors: ['not_found', 'unavailable', 'internal'],
+  handle: ({ headers, client }, deps) =>
+    answeringEnded(async () => {
+      const tokenHash = tokenOf(headers).hash;
+      const viewed = await deps.bus
+        .request(SigningRecordView, {
+          tokenHash,
+          ipAddress: client.ip.slice(0, 100),
+          userAgent: client.userAgent.slice(0, 1000),
+        })
+        .catch((err: unknown) => explainConflict(deps.bus, tokenHash, err));
+      return { status: 200, json: { viewedAt: viewed.viewedAt } };
+    }),
+});
+
+const EMPTY_SIGNATURE = 'Please draw or type your signature first.';
+const hasVisible = (v: string) => /[^\s\p{Cf}\p{Zs}\p{Cc}]/u.test(v);
+
+export const ZPageSignRequest = z.object({
+  signerName: z
+    .string({ error: 'Please confirm your full name.' })
+    .trim()
+    .max(200, 'Your name must be at most 200 characters.')
+    .refine(hasVisible, 'Please confirm your full name.'),
+  signature: z.discriminatedUnion(
+    'mode',
+    [
+      z.object({
+        mode: z.literal('draw'),
+        imageBase64: z
+          .string({ error: EMPTY_SIGNATURE })
+          .min(1, EMPTY_SIGNATURE)
+          .max(Math.ceil(MAX_SIGNATURE_IMAGE_BYTES / 3) * 4, 'The drawn signature is too large.'),
+      }),
+      z.object({
+        mode: z.literal('type'),
+        typedName: z
+          .string({ error: EMPTY_SIGNATURE })
+          .trim()
+          .max(200, 'The typed signature must be at most 200 characters.')
+          .refine(hasVisible, EMPTY_SIGNATURE),
+        color: ZHexColor,
+      }),
+    ],
+    { error: EMPTY_SIGNATURE },
+  ),
+});
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+export const signThroughLinkOperation = defineOperation({
+  id: 'signThroughLink',
+  method: 'post',
+  path: '/signing/api/sign',
+  tag: 'Signing page',
+  summary: 'Sign from the signing page',
+  description:
+    'Signs the request with the drawn (PNG) or typed signature, through the same workflow as POST /api/v1/sign, with the recipient as signer. One submit at a time: a second one while the first runs answers 409, and after signing the link answers 410.',
+  auth: 'none',
+  dashboard: true,
+  originCheck: 'ifSent',
+  request: { headers: ZTokenHeaders, json: ZPageSignRequest },
+  responses: {
+    200: {
+      description: 'Signed',
+      json: z.object({ status: z.literal('signed'), auditId: ZAuditId, signedAt: ZIsoTimestamp }),
+    },
+    410: ENDED_RESPONSE,
+  },
+  errors: ['invalid_argument', 'not_found', 'conflict', 'unavailable', 'internal'],
+  handle: ({ headers, body, client, receivedAt }, deps) =>
+    answeringEnded(async () => {
+      const token = tokenOf(headers);
+      let signature: TSignature;
+      if (body.signature.mode === 'draw') {
+        const bytes = Buffer.from(body.signature.imageBase64, 'base64');
+        if (bytes.length < PNG_MAGIC.length || !bytes.subarray(0, 8).equals(PNG_MAGIC)) {
+          throw new ServiceError('invalid_argument', 'The drawn signature must be a PNG image.', 'signature');
+        }
+        signature = { mode: 'draw', imageBase64: bytes.toString('base64') };
+      } else {
+        signature = {
+          mode: 'type',
+          typedName: body.signature.typedName,
+          color: body.signature.color.toLowerCase(),
+        };
+      }
+      const signed = await signThroughLink(deps, {
+        token,
+        signature,
+        signerName: body.signerName,
+        ipAddress: client.ip,
+        userAgent: client.userAgent,
+        receivedAt,
+        deadline: Date.now() + deps.config.SIGN_TIMEOUT_MS,
+      }).catch((err: unknown) => explainConflict(deps.bus, token.hash, err));
+      deps.logger.info('signed through a signing link', { auditId: signed.auditId });
+      return { status: 200, json: { status: 'signed', auditId: signed.auditId, signedAt: signed.signedAt } };
+    }),
+});
+
+export const declineThroughLinkOperation = defineOperation({
+  id: 'declineThroughLink',
+  method: 'post',
+  path: '/signing/api/decline',
+  tag: 'Signing page',
+  summary: 'Decline from the signing page',
+  description:
+    'Declines the request with a reason (required); the sender is told by email. The link then answers 410.',
+  auth: 'none',
+  dashboard: true,
+  originCheck: 'ifSent',
+  request: {
+    headers: ZTokenHeaders,
+    json: z.object({
+      reason: z
+        .string({ error: 'Please tell the sender why you decline (a reason is required).' })
+        .trim()
+        .max(MAX_DECLINE_REASON_LENGTH, `The reason must be at most ${MAX_DECLINE_REASON_LENGTH} characters.`)
+        .refine(hasVisible, 'Please tell the sender why you decline (a reason is required).'),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'Declined',
+      json: z.object({ status: z.literal('declined'), declinedAt: ZIsoTimestamp }),
+    },
+    410: ENDED_RESPONSE,
+  },
+  errors: ['invalid_argument', 'not_found', 'conflict', 'unavailable', 'internal'],
+  handle: ({ headers, body, client }, deps) =>
+    answeringEnded(async () => {
+      const tokenHash = tokenOf(headers).hash;
+      const declined = await deps.bus
+        .request(SigningDecline, {
+          tokenHash,
+          reason: body.reason,
+          ipAddress: client.ip.slice(0, 100),
+          userAgent: client.userAgent.slice(0, 1000),
+        })
+        .catch((err: unknown) => explainConflict(deps.bus, tokenHash, err));
+      deps.logger.info('declined through a signing link', { sendId: declined.sendId });
+      return { status: 200, json: { status: 'declined', declinedAt: declined.declinedAt } };
+    }),
+});
