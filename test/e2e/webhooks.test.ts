@@ -10,6 +10,7 @@ import {
   type WebhookReceiver,
 } from '@esign/testing';
 import { auth, baseUrl, createAccount, dataUri, errorOf, jsonInit, sign, type TestAccount } from './harness';
+import { linkIn, newRecipient, pageCall, send, waitForMail, type SendResult } from './send-harness';
 
 // The shared stack runs the webhook service with WEBHOOK_ALLOW_NETWORKS=127.0.0.3/32 (receivers here
 // listen there) and a retry schedule of 300 ms steps.
@@ -204,6 +205,103 @@ describe('webhooks end to end', () => {
     });
     // Nothing reached the redirect's target: it was never requested (the receiver saw only its own URL).
     expect(r.received.every((h) => h.path === '/hooks')).toBe(true);
+  });
+
+  it('send and sign: signing.viewed, document.signed and signing.completed once each; a decline is signing.declined', async () => {
+    const owner = await createAccount();
+    const esign = new EsignClient({ apiKey: owner.apiKey, baseUrl, maxRetries: 0 });
+    const r = await receiver();
+    const created = await esign.createWebhook({
+      url: r.url,
+      eventTypes: [
+        'document.signed',
+        'signing.viewed',
+        'signing.completed',
+        'signing.declined',
+        'signing.expired',
+      ],
+    });
+    const pdf = await makePdf({ pages: 2, text: 'Webhook agreement' });
+    const sendOne = async () => {
+      const recipient = newRecipient();
+      const res = await send(owner.apiKey, {
+        pdf,
+        fileName: 'agreement.pdf',
+        recipientEmail: recipient,
+        recipientName: 'Rita Recipient',
+        fields: { positions: [{ x: 10, y: 70, page: 1, width: 30 }] },
+      });
+      expect(res.status).toBe(201);
+      const sent = (await res.json()) as SendResult;
+      const [mail] = await waitForMail(recipient, /^Please sign/);
+      if (!mail) throw new Error('no email');
+      return { recipient, sent, link: linkIn(mail) };
+    };
+    type Event = { id: string; type: string; data: Record<string, unknown> };
+    const eventsOf = (auditId: string) =>
+      r.received
+        .filter((h) => h.body.includes(auditId))
+        .map((h) => verifyWebhook(h.body, h.headers, created.secret) as unknown as Event);
+
+    // Signed through the link.
+    const signed = await sendOne();
+    expect((await pageCall('/signing/api/view', signed.link.token, {})).status).toBe(200);
+    const answer = await pageCall('/signing/api/sign', signed.link.token, {
+      signerName: 'Rita Recipient',
+      signature: { mode: 'type', typedName: 'Rita', color: '#111827' },
+    });
+    expect(answer.status).toBe(200);
+    await r.waitFor(3, (h) => h.body.includes(signed.sent.auditId));
+    await new Promise((res) => setTimeout(res, 1000));
+    const events = eventsOf(signed.sent.auditId);
+    expect(events.map((e) => e.type).sort()).toEqual([
+      'document.signed',
+      'signing.completed',
+      'signing.viewed',
+    ]);
+    expect(new Set(events.map((e) => e.id)).size).toBe(3);
+    const byType = Object.fromEntries(events.map((e) => [e.type, e.data]));
+    expect(byType['signing.viewed']).toMatchObject({
+      sendId: signed.sent.sendId,
+      status: 'pending',
+      recipient: { name: 'Rita Recipient', email: signed.recipient },
+      fileName: 'agreement.pdf',
+    });
+    expect(byType['document.signed']).toMatchObject({
+      auditId: signed.sent.auditId,
+      sendId: signed.sent.sendId,
+      signer: { name: 'Rita Recipient', email: signed.recipient },
+    });
+    expect(byType['signing.completed']).toMatchObject({
+      status: 'signed',
+      fileHash: byType['document.signed']?.fileHash,
+    });
+    const download = await fetch((byType['signing.completed']?.download as { url: string }).url);
+    expect(download.status).toBe(200);
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await download.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(String(byType['document.signed']?.fileHash).slice('sha256:'.length));
+    // No payload carries the link's token or the sender's own address.
+    for (const h of r.received) {
+      expect(h.body).not.toContain(signed.link.token);
+      expect(h.body).not.toContain(owner.email);
+    }
+
+    // Declined through the link.
+    const declined = await sendOne();
+    expect(
+      (await pageCall('/signing/api/decline', declined.link.token, { reason: 'Wrong dates' })).status,
+    ).toBe(200);
+    const [hit] = await r.waitFor(
+      1,
+      (h) => h.body.includes(declined.sent.auditId) && h.body.includes('declined'),
+    );
+    expect(verifyWebhook(hit?.body ?? '', hit?.headers ?? {}, created.secret)).toMatchObject({
+      type: 'signing.declined',
+      data: { sendId: declined.sent.sendId, status: 'declined', reason: 'Wrong dates' },
+    });
   });
 
   it('refuses API keys of accounts without API access', async () => {
