@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectBus, type Bus } from '@esign/bus';
@@ -40,6 +41,7 @@ beforeAll(async () => {
         WEBHOOK_TIMEOUT_MS: '2000',
         // "Failing for days", in seconds: longer than any other test here keeps a receiver failing.
         WEBHOOK_DISABLE_AFTER_MS: '6000',
+        WEBHOOK_SWEEP_INTERVAL_MS: '300',
       },
     },
   });
@@ -303,6 +305,67 @@ describe('webhook delivery of signing events', () => {
       ['pending', 1],
       ['failed', 9],
     ]);
+  });
+
+  it('removes finished deliveries and their events past the retention, and keeps pending ones', async () => {
+    const r = await receiver();
+    const ep = await endpointFor(r.url, ['signing.viewed']);
+    const viewed = { ...base(ep.accountId), viewedAt: new Date().toISOString() };
+    await bus.publish(SigningViewed, viewed, { msgId: viewed.eventId });
+    await r.waitFor(1);
+    const eventId = `evt_${viewed.eventId.replace(/-/g, '')}`;
+    await expect
+      .poll(async () => {
+        const { deliveries } = await bus.request(WebhookDeliveries, {
+          accountId: ep.accountId,
+          webhookId: ep.id,
+          limit: 5,
+        });
+        return deliveries[0]?.status;
+      })
+      .toBe('succeeded');
+    const db = new pg.Client({ connectionString: test.database.url });
+    await db.connect();
+    try {
+      const count = async () =>
+        (
+          await db.query<{ n: number }>(
+            `select (select count(*) from webhook.deliveries where event_id = $1)::int
+                  + (select count(*) from webhook.events where id = $1)::int as n`,
+            [eventId],
+          )
+        ).rows[0]?.n;
+      expect(await count()).toBe(2);
+      // 31 days old: the sweep (every 300 ms here) removes both; a pending delivery that old stays,
+      // with its event (the endpoint is disabled, so the loop leaves it pending).
+      const pendingId = `evt_${randomUUID().replace(/-/g, '')}`;
+      await db.query(`update webhook.endpoints set enabled = false where id = $1`, [ep.id]);
+      await db.query(
+        `insert into webhook.events (id, account_id, type, occurred_at, data, created_at)
+         values ($1, $2, 'signing.viewed', now(), '{}', now() - interval '31 days')`,
+        [pendingId, ep.accountId],
+      );
+      await db.query(
+        `insert into webhook.deliveries (event_id, endpoint_id, kind, next_attempt_at, created_at)
+         values ($1, $2, 'replay', now(), now() - interval '31 days')`,
+        [pendingId, ep.id],
+      );
+      await db.query(
+        `update webhook.deliveries set created_at = now() - interval '31 days' where event_id = $1`,
+        [eventId],
+      );
+      await db.query(`update webhook.events set created_at = now() - interval '31 days' where id = $1`, [
+        eventId,
+      ]);
+      await expect.poll(count, { timeout: 5000 }).toBe(0);
+      const left = await db.query(
+        `select d.status from webhook.deliveries d join webhook.events e on e.id = d.event_id where e.id = $1`,
+        [pendingId],
+      );
+      expect(left.rows).toEqual([{ status: 'pending' }]);
+    } finally {
+      await db.end();
+    }
   });
 
   it('does not follow a redirect to the metadata address: a 3xx is a failed attempt', async () => {

@@ -87,6 +87,10 @@ export const ZWebhookEnv = ZBaseEnv.extend(ZDbEnv.shape)
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
     /** Life of the signed PDF's download link in a payload (made again for every attempt). */
     WEBHOOK_DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+    /** Finished deliveries (with their attempts) and events are kept this long, then removed. */
+    WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    /** How often the retention sweep runs. */
+    WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(3_600_000),
     /** Object storage as receivers reach it, for download links (default: S3_ENDPOINT). */
     S3_PUBLIC_ENDPOINT: z.url().optional(),
   })

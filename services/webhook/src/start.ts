@@ -10,7 +10,7 @@ import {
   WebhookEndpointDisabled,
 } from '@esign/contracts';
 import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
-import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
+import { createLogger, startHealthServer, untraced, type Logger } from '@esign/telemetry';
 import { DEVELOPMENT_SECRET_KEY, type TWebhookConfig } from './config';
 import { startDeliveryLoop, type DeliveryLoop } from './delivery-loop';
 import { schema } from './db/schema';
@@ -158,6 +158,14 @@ export const startWebhookService = async (
       }),
       { unavailable: databaseUnavailable },
     );
+    const sweep = setInterval(() => {
+      void untraced(() => store.sweep(config.WEBHOOK_RETENTION_DAYS, 10_000))
+        .then((removed) => {
+          if (removed.deliveries || removed.events) logger.info('webhook retention sweep', removed);
+        })
+        .catch((err: unknown) => logger.warn('webhook retention sweep failed', { err }));
+    }, config.WEBHOOK_SWEEP_INTERVAL_MS);
+    sweep.unref();
     const health = await startHealthServer({
       port: config.HEALTH_PORT,
       ready: async () => connected.isConnected() && (await database.ping()),
@@ -165,6 +173,7 @@ export const startWebhookService = async (
     return {
       healthPort: health.port,
       async stop() {
+        clearInterval(sweep);
         await health.close();
         await connected.drain();
         await deliveryLoop.stop();

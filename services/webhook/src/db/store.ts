@@ -259,6 +259,27 @@ export const createWebhookStore = (db: WebhookDatabase) => ({
     const [row] = await db.select().from(deliveries).where(eq(deliveries.id, id));
     return row;
   },
+
+  /**
+   * Retention: remove finished deliveries (their attempts go with them) created more than
+   * `retentionDays` ago, then events that old which no delivery refers to any more (a pending delivery
+   * keeps its event). At most `batch` rows of each per call. Answers how many of each went.
+   */
+  async sweep(retentionDays: number, batch: number): Promise<{ deliveries: number; events: number }> {
+    const cutoff = sql`now() - make_interval(days => ${retentionDays})`;
+    const gone = await db.execute(sql`
+      delete from webhook.deliveries where id in (
+        select id from webhook.deliveries
+         where status <> 'pending' and created_at < ${cutoff}
+         limit ${batch})`);
+    const dropped = await db.execute(sql`
+      delete from webhook.events e where e.id in (
+        select id from webhook.events
+         where created_at < ${cutoff}
+           and not exists (select 1 from webhook.deliveries d where d.event_id = webhook.events.id)
+         limit ${batch})`);
+    return { deliveries: gone.rowCount ?? 0, events: dropped.rowCount ?? 0 };
+  },
 });
 
 export type WebhookStore = ReturnType<typeof createWebhookStore>;
