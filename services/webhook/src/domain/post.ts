@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import type { ResolvedAddress } from './ssrf';
 
 /** What one attempt came to. */
@@ -53,7 +53,10 @@ export const postPinned = (options: {
         headers: { ...options.headers, 'content-length': String(Buffer.byteLength(body)) },
         lookup: pinned,
         agent: false,
-        ...(url.protocol === 'https:' ? { servername: url.hostname } : {}),
+        // SNI carries a host name only (never an IP literal, RFC 6066).
+        ...(url.protocol === 'https:' && isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) === 0
+          ? { servername: url.hostname }
+          : {}),
       },
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
