@@ -88,6 +88,8 @@ try {
     services: [...SERVICE_NAMES, 'mailer'],
     serviceEnv: {
       mailer: { SMTP_HOST: mail.host, SMTP_PORT: String(mail.port), SMTP_TLS: 'none' },
+      // Webhook receivers on this machine (a local test server) may be reached; nothing else private.
+      webhook: { WEBHOOK_ALLOW_NETWORKS: '127.0.0.1/32' },
       'pdf-signer': { TSA_URLS: env.TSA_URLS ?? tsa?.url ?? '' },
     },
     natsUrl: infra.natsUrl,

@@ -8,7 +8,7 @@ import { validateManifest } from './support/validate-manifest';
 const componentOf = (labels: Record<string, string> | undefined) => labels?.['app.kubernetes.io/component'];
 
 describe('the components map', () => {
-  it.each(['gateway', 'key', 'documentStore', 'pdfSigner', 'template'])(
+  it.each(['gateway', 'key', 'documentStore', 'pdfSigner', 'template', 'webhook'])(
     'removes every object of %s when it is disabled, and only those',
     async (key) => {
       const all = await renderChart();

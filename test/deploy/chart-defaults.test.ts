@@ -41,7 +41,7 @@ describe('the chart with default values', () => {
 
   it('enables every service but the mailer, which needs an SMTP relay to be named', () => {
     expect(enabled().map(([key]) => key)).toEqual(
-      expect.arrayContaining(['gateway', 'key', 'documentStore', 'pdfSigner', 'template']),
+      expect.arrayContaining(['gateway', 'key', 'documentStore', 'pdfSigner', 'template', 'webhook']),
     );
     expect(components.find(([key]) => key === 'mailer')?.[1].enabled).toBe(false);
     expect(manifestsOf(manifests, 'Deployment', 'mailer')).toEqual([]);
@@ -186,6 +186,13 @@ describe('the chart with default values', () => {
     expect(secretEnv('template')).toEqual(['S3_ACCESS_KEY', 'S3_SECRET_KEY']);
     // No signing key configured: pdf-signer makes its throwaway certificate.
     expect(secretEnv('pdfSigner')).toEqual(['S3_ACCESS_KEY', 'S3_SECRET_KEY']);
+    // webhook: its tables, presigned download links, and the key that seals endpoint secrets.
+    expect(secretEnv('webhook')).toEqual([
+      'DATABASE_URL',
+      'S3_ACCESS_KEY',
+      'S3_SECRET_KEY',
+      'WEBHOOK_SECRET_KEY',
+    ]);
     for (const [key, values] of enabled()) {
       expect(containerOf(deploymentOf(key)).env, key).toContainEqual({
         name: 'OTEL_SERVICE_NAME',

@@ -17,6 +17,7 @@ const externalValues = {
   externalS3: { endpoint: 'https://s3.eu-central-1.amazonaws.com', existingSecret: 'esign-s3' },
   objectStorage: { bucket: 'acme-esign', region: 'eu-central-1', createBucket: false },
   signing: { existingSecret: 'esign-signing' },
+  webhooks: { existingSecret: 'esign-webhook', allowNetworks: '10.20.0.0/16' },
   otel: { endpoint: 'http://otel-collector.observability:4318' },
   ingress: {
     enabled: true,
@@ -65,6 +66,7 @@ describe('the chart with external infrastructure', () => {
       'prod-esign-key',
       'prod-esign-pdf-signer',
       'prod-esign-template',
+      'prod-esign-webhook',
     ]);
   });
 
@@ -85,6 +87,16 @@ describe('the chart with external infrastructure', () => {
       S3_SECRET_KEY: 'esign-s3/S3_SECRET_KEY',
       SIGNING_KEY_PEM: 'esign-signing/SIGNING_KEY_PEM',
       SIGNING_CERT_PEM: 'esign-signing/SIGNING_CERT_PEM',
+    });
+    expect(secretRefs('prod-esign-webhook')).toEqual({
+      DATABASE_URL: 'esign-db/uri',
+      S3_ACCESS_KEY: 'esign-s3/S3_ACCESS_KEY',
+      S3_SECRET_KEY: 'esign-s3/S3_SECRET_KEY',
+      WEBHOOK_SECRET_KEY: 'esign-webhook/WEBHOOK_SECRET_KEY',
+    });
+    expect(containerOf('prod-esign-webhook').env).toContainEqual({
+      name: 'WEBHOOK_ALLOW_NETWORKS',
+      value: '10.20.0.0/16',
     });
   });
 

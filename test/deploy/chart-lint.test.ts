@@ -35,7 +35,7 @@ describe('values-kind.yaml', () => {
     const manifests = await renderChart({ valuesFiles: [kindValues] });
     for (const manifest of manifests) validateManifest(manifest);
     const deployments = manifests.filter((m) => m.kind === 'Deployment');
-    expect(deployments.length).toBe(5);
+    expect(deployments.length).toBe(6);
     for (const deployment of deployments) {
       const spec = deployment.spec as {
         replicas?: number;

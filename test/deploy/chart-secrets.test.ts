@@ -16,6 +16,7 @@ const pemBlock = (label: string) =>
   ['-----BEGIN', label, '-----\nplaceholder\n-----END', label, '-----\n'].join(' ');
 const keyPem = pemBlock('PRIVATE KEY');
 const certPem = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n';
+const webhookKey = Buffer.alloc(32, 9).toString('base64');
 
 const envOf = async (values: object, deployment: string) => {
   const manifests = await renderChart({ values });
@@ -30,13 +31,36 @@ describe('secrets', () => {
         externalDatabase: { url: 'postgres://esign:s3cret@db:5432/esign' },
         externalS3: { endpoint: 'https://s3.example.com', accessKey: 'AKIA1', secretKey: 'shh' },
         signing: { keyPem, certPem },
+        webhooks: { secretKey: webhookKey },
       },
     });
     const data = (name: string) => findManifest(manifests, 'Secret', name).stringData;
     expect(data('esign-database')).toEqual({ DATABASE_URL: 'postgres://esign:s3cret@db:5432/esign' });
     expect(data('esign-s3')).toEqual({ S3_ACCESS_KEY: 'AKIA1', S3_SECRET_KEY: 'shh' });
     expect(data('esign-signing')).toEqual({ SIGNING_KEY_PEM: keyPem, SIGNING_CERT_PEM: certPem });
-    expect(manifestsOf(manifests, 'Secret')).toHaveLength(3);
+    expect(data('esign-webhook')).toEqual({ WEBHOOK_SECRET_KEY: webhookKey });
+    expect(manifestsOf(manifests, 'Secret')).toHaveLength(4);
+  });
+
+  it('generates the webhook key when none is given, and keeps its Secret on uninstall', async () => {
+    const manifests = await renderChart({
+      values: {
+        ...external,
+        externalDatabase: { existingSecret: 'db' },
+        externalS3: { ...external.externalS3, existingSecret: 's3' },
+      },
+    });
+    const secret = findManifest(manifests, 'Secret', 'esign-webhook');
+    expect(
+      Buffer.from((secret.stringData as Record<string, string>).WEBHOOK_SECRET_KEY ?? '', 'base64'),
+    ).toHaveLength(32);
+    expect(secret.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
+    const env = podTemplateOf(findManifest(manifests, 'Deployment', 'esign-webhook'))?.spec?.containers[0]
+      ?.env;
+    expect(env).toContainEqual({
+      name: 'WEBHOOK_SECRET_KEY',
+      valueFrom: { secretKeyRef: { name: 'esign-webhook', key: 'WEBHOOK_SECRET_KEY' } },
+    });
   });
 
   it('never renders a Secret from an empty value: no signing key means no signing Secret and no variables', async () => {
@@ -45,6 +69,7 @@ describe('secrets', () => {
         ...external,
         externalDatabase: { existingSecret: 'db' },
         externalS3: { ...external.externalS3, existingSecret: 's3' },
+        webhooks: { existingSecret: 'webhook' },
       },
     });
     expect(manifestsOf(manifests, 'Secret')).toEqual([]);

@@ -65,6 +65,7 @@ describe('deploy/compose.yaml', () => {
         'document-store',
         'pdf-signer',
         'template',
+        'webhook',
         'mailer',
       ].sort(),
     );
@@ -107,6 +108,7 @@ describe('deploy/compose.yaml', () => {
     expect(dependsOn('key')).toEqual(expect.arrayContaining(['nats', 'postgres']));
     expect(dependsOn('document-store')).toEqual(expect.arrayContaining(['nats', 'postgres']));
     expect(dependsOn('pdf-signer')).toEqual(expect.arrayContaining(['nats', 'minio-setup']));
+    expect(dependsOn('webhook')).toEqual(expect.arrayContaining(['nats', 'postgres', 'minio-setup']));
     expect(dependsOn('gateway')).toEqual(
       expect.arrayContaining(['key', 'document-store', 'pdf-signer', 'template', 'minio-setup']),
     );
@@ -115,7 +117,7 @@ describe('deploy/compose.yaml', () => {
   it('builds every service from the one Dockerfile and runs a program of the workspace', () => {
     const apps = appServices();
     expect(apps.map(([name]) => name).sort()).toEqual(
-      ['gateway', 'key', 'document-store', 'pdf-signer', 'template', 'mailer'].sort(),
+      ['gateway', 'key', 'document-store', 'pdf-signer', 'template', 'webhook', 'mailer'].sort(),
     );
     for (const [name, service] of apps) {
       expect(service.build, name).toEqual({ context: '..', dockerfile: 'deploy/docker/Dockerfile' });
@@ -131,10 +133,10 @@ describe('deploy/compose.yaml', () => {
     const env = (name: string) => compose.services[name]?.environment ?? {};
     expect(compose.services.gateway?.ports).toEqual(['${GATEWAY_PORT:-8080}:8080']);
     expect(env('gateway').PORT).toBe('8080');
-    for (const name of ['gateway', 'pdf-signer', 'template', 'mailer']) {
+    for (const name of ['gateway', 'pdf-signer', 'template', 'mailer', 'webhook']) {
       expect(env(name)).toMatchObject({ S3_ENDPOINT: 'http://minio:9000', S3_BUCKET: 'esign' });
     }
-    for (const name of ['key', 'document-store', 'mailer']) {
+    for (const name of ['key', 'document-store', 'mailer', 'webhook']) {
       expect(env(name).DATABASE_URL).toMatch(/^postgres:\/\/esign:.+@postgres:5432\/esign$/);
     }
     expect(env('mailer')).toMatchObject({ SMTP_HOST: 'mailpit', SMTP_PORT: '1025', SMTP_TLS: 'none' });

@@ -84,6 +84,8 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
   const key = auth(business.apiKey);
   const idempotencyKey = `conformance-${Date.now()}`;
   let signedAuditId = '';
+  let webhookId = '';
+  let testEventId = '';
   const dashboardEmail = `conformance${Date.now()}@example.com`;
   const dashboardPassword = 'conformance password';
   let user: SignedInUser | undefined;
@@ -209,6 +211,114 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
       {
         name: 'an unknown audit ID (404)',
         send: () => fetch(`${baseUrl}/api/v1/documents/ESG-AAAA-BBBB-CCCC`, { headers: key }),
+      },
+    ],
+    createWebhook: [
+      {
+        name: 'an endpoint',
+        send: async () => {
+          const res = await fetch(
+            `${baseUrl}/api/v1/webhooks`,
+            jsonInit('POST', { url: 'http://127.0.0.3:9/hooks', eventTypes: ['document.signed'] }, key),
+          );
+          webhookId = ((await res.clone().json()) as { webhook: { id: string } }).webhook.id;
+          return res;
+        },
+      },
+      {
+        name: 'a loopback URL (400)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/webhooks`,
+            jsonInit('POST', { url: 'http://127.0.0.1:9/', eventTypes: ['document.signed'] }, key),
+          ),
+      },
+    ],
+    listWebhooks: [
+      { name: 'the account’s', send: () => fetch(`${baseUrl}/api/v1/webhooks`, { headers: key }) },
+    ],
+    getWebhook: [
+      {
+        name: 'the one created',
+        send: () => fetch(`${baseUrl}/api/v1/webhooks/${webhookId}`, { headers: key }),
+      },
+      {
+        name: 'an unknown id (404)',
+        send: () => fetch(`${baseUrl}/api/v1/webhooks/wh_nothing`, { headers: key }),
+      },
+    ],
+    updateWebhook: [
+      {
+        name: 'new event types',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/webhooks/${webhookId}`,
+            jsonInit('PATCH', { eventTypes: ['document.signed', 'signing.completed'] }, key),
+          ),
+      },
+      {
+        name: 'nothing to change (400)',
+        send: () => fetch(`${baseUrl}/api/v1/webhooks/${webhookId}`, jsonInit('PATCH', {}, key)),
+      },
+    ],
+    rotateWebhookSecret: [
+      {
+        name: 'with the default overlap',
+        send: () => fetch(`${baseUrl}/api/v1/webhooks/${webhookId}/rotate-secret`, jsonInit('POST', {}, key)),
+      },
+    ],
+    sendTestWebhook: [
+      {
+        name: 'to the endpoint',
+        send: async () => {
+          const res = await fetch(`${baseUrl}/api/v1/webhooks/${webhookId}/test`, {
+            method: 'POST',
+            headers: key,
+          });
+          testEventId = ((await res.clone().json()) as { eventId: string }).eventId;
+          return res;
+        },
+      },
+    ],
+    replayWebhookEvent: [
+      {
+        name: 'the test event',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/webhooks/${webhookId}/events/${testEventId}/replay`, {
+            method: 'POST',
+            headers: key,
+          }),
+      },
+      {
+        name: 'an unknown event (404)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/webhooks/${webhookId}/events/evt_00000000000000000000000000000000/replay`,
+            {
+              method: 'POST',
+              headers: key,
+            },
+          ),
+      },
+    ],
+    listWebhookDeliveries: [
+      {
+        name: 'the test event and its replay',
+        send: () => fetch(`${baseUrl}/api/v1/webhooks/${webhookId}/deliveries?limit=5`, { headers: key }),
+      },
+      {
+        name: 'a limit out of range (400)',
+        send: () => fetch(`${baseUrl}/api/v1/webhooks/${webhookId}/deliveries?limit=0`, { headers: key }),
+      },
+    ],
+    deleteWebhook: [
+      {
+        name: 'the endpoint',
+        send: () => fetch(`${baseUrl}/api/v1/webhooks/${webhookId}`, { method: 'DELETE', headers: key }),
+      },
+      {
+        name: 'again (404)',
+        send: () => fetch(`${baseUrl}/api/v1/webhooks/${webhookId}`, { method: 'DELETE', headers: key }),
       },
     ],
     sandboxSign: [

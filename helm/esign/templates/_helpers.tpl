@@ -134,6 +134,15 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
+{{/* The Secret with WEBHOOK_SECRET_KEY: the existing one, or the chart's own (secrets.yaml). */}}
+{{- define "esign.webhookSecret" -}}
+{{- if .Values.webhooks.existingSecret -}}
+{{- .Values.webhooks.existingSecret -}}
+{{- else -}}
+{{- printf "%s-webhook" (include "esign.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
 {{/* True ("true") when some enabled component lists `need`. Takes (dict "root" $ "need" "database"). */}}
 {{- define "esign.anyNeeds" -}}
 {{- $found := false -}}

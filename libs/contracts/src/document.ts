@@ -171,6 +171,17 @@ export const DocumentSigned = defineEvent(
     auditId: ZAuditId,
     fileHash: ZFileHash,
     signedAt: ZIsoTimestamp,
+    /**
+     * The public facts a webhook receiver gets (added later: optional, so that events published
+     * before them still parse). `eventId` is the outbox row id, also the `Nats-Msg-Id`.
+     */
+    eventId: z.uuid().optional(),
+    fileName: z.string().optional(),
+    signerName: z.string().optional(),
+    signerEmail: z.string().optional(),
+    objectKey: z.string().optional(),
+    /** The signing request it completes, when signed through a signing link. */
+    sendId: z.string().optional(),
   }),
   { durable: true },
 );

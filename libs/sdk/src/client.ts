@@ -24,6 +24,15 @@ import type {
   SignPosition,
   SuccessHeaderOf,
   TemplateList,
+  CreateWebhookRequest,
+  ListWebhookDeliveriesQuery,
+  NewWebhook,
+  RotatedWebhookSecret,
+  UpdateWebhookRequest,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookList,
 } from './types.js';
 
 /** This SDK's version (sent in `User-Agent`). */
@@ -280,6 +289,70 @@ export class EsignClient {
   /** Deterministic mock signing data (`POST /api/v1/sandbox/sign`); construct the client with the sandbox token. */
   sandboxSign(body: SandboxSignRequest, options: RequestOptions = {}): Promise<SandboxSignResult> {
     return this.requestJson('sandboxSign', { json: body }, options);
+  }
+
+  /** Registers a webhook endpoint (`POST /api/v1/webhooks`); the answer holds its secret, this once. */
+  createWebhook(body: CreateWebhookRequest, options: RequestOptions = {}): Promise<NewWebhook> {
+    return this.requestJson('createWebhook', { json: body }, options);
+  }
+
+  /** The account's webhook endpoints (`GET /api/v1/webhooks`). */
+  listWebhooks(options: RequestOptions = {}): Promise<WebhookList> {
+    return this.requestJson('listWebhooks', {}, options);
+  }
+
+  /** One webhook endpoint (`GET /api/v1/webhooks/{webhookId}`). */
+  getWebhook(webhookId: string, options: RequestOptions = {}): Promise<Webhook> {
+    return this.requestJson('getWebhook', { params: { webhookId } }, options);
+  }
+
+  /** Changes an endpoint, or disables / re-enables it (`PATCH /api/v1/webhooks/{webhookId}`). */
+  updateWebhook(
+    webhookId: string,
+    body: UpdateWebhookRequest,
+    options: RequestOptions = {},
+  ): Promise<Webhook> {
+    return this.requestJson('updateWebhook', { params: { webhookId }, json: body }, options);
+  }
+
+  /** Removes an endpoint and its delivery log (`DELETE /api/v1/webhooks/{webhookId}`). */
+  async deleteWebhook(webhookId: string, options: RequestOptions = {}): Promise<void> {
+    await this.request('deleteWebhook', { params: { webhookId } }, options);
+  }
+
+  /**
+   * A new secret for an endpoint (`POST /api/v1/webhooks/{webhookId}/rotate-secret`); the previous one
+   * keeps signing alongside it for `overlapHours` (default 24).
+   */
+  rotateWebhookSecret(
+    webhookId: string,
+    body: { overlapHours?: number } = {},
+    options: RequestOptions = {},
+  ): Promise<RotatedWebhookSecret> {
+    return this.requestJson('rotateWebhookSecret', { params: { webhookId }, json: body }, options);
+  }
+
+  /** An endpoint's delivery log, newest first (`GET /api/v1/webhooks/{webhookId}/deliveries`). */
+  listWebhookDeliveries(
+    webhookId: string,
+    query: ListWebhookDeliveriesQuery = {},
+    options: RequestOptions = {},
+  ): Promise<WebhookDeliveryList> {
+    return this.requestJson('listWebhookDeliveries', { params: { webhookId }, query }, options);
+  }
+
+  /** Delivers an earlier event to the endpoint again (`POST /api/v1/webhooks/{webhookId}/events/{eventId}/replay`). */
+  replayWebhookEvent(
+    webhookId: string,
+    eventId: string,
+    options: RequestOptions = {},
+  ): Promise<WebhookDelivery> {
+    return this.requestJson('replayWebhookEvent', { params: { webhookId, eventId } }, options);
+  }
+
+  /** Sends a `webhook.test` event to the endpoint (`POST /api/v1/webhooks/{webhookId}/test`). */
+  sendTestWebhook(webhookId: string, options: RequestOptions = {}): Promise<WebhookDelivery> {
+    return this.requestJson('sendTestWebhook', { params: { webhookId } }, options);
   }
 
   /**

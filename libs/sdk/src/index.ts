@@ -17,3 +17,4 @@ export type { FileInput } from './files.js';
 export { OPERATIONS, type OperationId, type OperationInfo } from './generated/operations.js';
 export type { components, operations, paths } from './generated/api.js';
 export type * from './types.js';
+export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks.js';

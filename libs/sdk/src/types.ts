@@ -76,5 +76,31 @@ export type SignFields = Omit<MultipartOf<'signDocument'>, 'file'>;
 /** Where a signature goes, in percent of the visible page (origin top-left). */
 export type SignPosition = NonNullable<SignFields['positions']>[number];
 
+/** A webhook endpoint (`/api/v1/webhooks`). */
+export type Webhook = Schemas['Webhook'];
+/** A new endpoint with its secret, shown once. */
+export type NewWebhook = Schemas['NewWebhook'];
+/** The body of `POST /api/v1/webhooks`. */
+export type CreateWebhookRequest = Schemas['CreateWebhookRequest'];
+/** The body of `PATCH /api/v1/webhooks/{webhookId}`. */
+export type UpdateWebhookRequest = Schemas['UpdateWebhookRequest'];
+/** The account's endpoints. */
+export type WebhookList = Schemas['WebhookList'];
+/** A rotated secret. */
+export type RotatedWebhookSecret = Schemas['RotatedWebhookSecret'];
+/** One event to one endpoint, with its attempts. */
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+/** A page of an endpoint's delivery log. */
+export type WebhookDeliveryList = Schemas['WebhookDeliveryList'];
+/** Query of `GET /api/v1/webhooks/{webhookId}/deliveries`: limit, before. */
+export type ListWebhookDeliveriesQuery = QueryOf<'listWebhookDeliveries'>;
+/** Every event we send to webhook endpoints, told apart by `type`. */
+export type WebhookEvent =
+  | Schemas['DocumentSignedWebhook']
+  | Schemas['SigningViewedWebhook']
+  | Schemas['SigningCompletedWebhook']
+  | Schemas['SigningDeclinedWebhook']
+  | Schemas['SigningExpiredWebhook']
+  | Schemas['WebhookTestWebhook'];
 /** The text fields of `POST /api/v1/send` (the PDF is given apart, as a FileInput). */
 export type SendFields = Omit<MultipartOf<'sendForSigning'>, 'file'>;

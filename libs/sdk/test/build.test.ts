@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,11 @@ beforeAll(async () => {
   await mkdir(pkg, { recursive: true });
   await run(process.execPath, [TSC, '-p', join(SDK_DIR, 'tsconfig.build.json'), '--outDir', dist]);
   await cp(join(SDK_DIR, 'package.json'), join(pkg, 'package.json'));
+  // Its one runtime dependency, installed beside it as a package manager would.
+  await symlink(
+    await realpath(join(SDK_DIR, 'node_modules', 'standardwebhooks')),
+    join(scratch, 'node_modules', 'standardwebhooks'),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -39,7 +44,12 @@ const jsFilesOf = async (dir: string): Promise<string[]> =>
   (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.js')).map((f) => join(dir, f));
 
 describe('the built SDK', () => {
-  it('is ES2022 syntax (Node 18) and imports only node: built-ins and its own files', async () => {
+  it('is ES2022 syntax (Node 18) and imports only node: built-ins, its own files and its dependencies', async () => {
+    const dependencies = Object.keys(
+      (JSON.parse(await readFile(join(SDK_DIR, 'package.json'), 'utf8')) as { dependencies: object })
+        .dependencies,
+    );
+    expect(dependencies).toEqual(['standardwebhooks']);
     const files = await jsFilesOf(dist);
     expect(files.length).toBeGreaterThanOrEqual(6);
 
@@ -53,7 +63,9 @@ describe('the built SDK', () => {
           ? [String(node.source.value)]
           : [],
       );
-      for (const specifier of specifiers) expect(specifier, file).toMatch(/^(node:|\.\.?\/)/);
+      for (const specifier of specifiers) {
+        if (!dependencies.includes(specifier)) expect(specifier, file).toMatch(/^(node:|\.\.?\/)/);
+      }
     }
   });
 
@@ -79,17 +91,24 @@ describe('the built SDK', () => {
     const script = join(scratch, 'smoke.mjs');
     await writeFile(
       script,
-      `import { EsignClient, EsignApiError } from '@esign/sdk';
+      `import { EsignClient, EsignApiError, verifyWebhook } from '@esign/sdk';
+import { Webhook } from 'standardwebhooks';
+const secret = 'whsec_' + Buffer.alloc(32, 1).toString('base64');
+const hook = JSON.stringify({ id: 'evt_1', type: 'webhook.test', timestamp: new Date().toISOString(), data: {} });
+const hookHeaders = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
+hookHeaders['webhook-signature'] = new Webhook(secret).sign('evt_1', new Date(), hook);
+const verified = verifyWebhook(hook, hookHeaders, secret).type;
 const esign = new EsignClient({ apiKey: 'svc_live_smoke', baseUrl: process.argv[2] });
 const signed = await esign.signDocument({ file: Buffer.from('%PDF-1.4\\n'), signerName: 'A', signerEmail: 'a@example.com' });
 const list = await esign.listDocuments({ limit: 5 });
-console.log(JSON.stringify({ auditId: signed.auditId, bytes: signed.bytes.length, list, errorName: new EsignApiError({ status: 400, message: 'x', retryAfter: undefined, body: '', operationId: 'x', headers: new Headers() }).name }));
+console.log(JSON.stringify({ verified, auditId: signed.auditId, bytes: signed.bytes.length, list, errorName: new EsignApiError({ status: 400, message: 'x', retryAfter: undefined, body: '', operationId: 'x', headers: new Headers() }).name }));
 `,
     );
 
     const { stdout } = await run(process.execPath, [script, server.baseUrl], { cwd: scratch });
 
     expect(JSON.parse(stdout)).toEqual({
+      verified: 'webhook.test',
       auditId: 'ESG-AAAA-BBBB-CCCC',
       bytes: 22,
       list: { documents: [], total: 0, page: 1, pages: 0 },

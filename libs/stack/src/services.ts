@@ -10,7 +10,14 @@ import { freePort } from './ports';
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Services in start order: those others call first, the gateway last. Started by default. */
-export const SERVICE_NAMES = ['key', 'document-store', 'pdf-signer', 'template', 'gateway'] as const;
+export const SERVICE_NAMES = [
+  'key',
+  'document-store',
+  'pdf-signer',
+  'template',
+  'webhook',
+  'gateway',
+] as const;
 /**
  * Services started only when asked for by name (`services`): the mailer needs an SMTP server to send
  * to (`pnpm dev` runs a catcher and passes it in `serviceEnv.mailer`; a test that reads email does the

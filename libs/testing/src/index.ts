@@ -3,3 +3,4 @@ export * from './fixtures';
 export * from './s3-server';
 export * from './smtp-capture';
 export * from './test-tsa';
+export * from './webhook-receiver';

@@ -78,6 +78,12 @@ describe('outbox relay', () => {
       auditId: request.auditId,
       fileHash: request.fileHash,
       signedAt: '2025-04-04T04:04:04.044Z',
+      // What a webhook receiver is told; the event id is the outbox row's (and the Nats-Msg-Id).
+      eventId: row?.id,
+      fileName: request.fileName,
+      signerName: request.signerName,
+      signerEmail: request.signerEmail,
+      objectKey: request.objectKey,
     });
     const published = await waitFor(async () => (await outboxRow(id))?.published_at ?? undefined);
     expect(published.getTime() - (row?.created_at.getTime() ?? 0)).toBeLessThan(1000);

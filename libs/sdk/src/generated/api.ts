@@ -126,6 +126,138 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's webhook endpoints
+     * @description Every endpoint of the account, newest first, with whether it is enabled and why not. Never a secret.
+     */
+    get: operations['listWebhooks'];
+    put?: never;
+    /**
+     * Register a webhook endpoint
+     * @description Events of the chosen types are POSTed to `url`, signed with the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing secret (`whsec_…`) this once (`Cache-Control: no-store`). The URL must be http(s), without credentials, and resolve to public addresses only (private, loopback, link-local and metadata addresses are refused: 400 naming `url`). At most 20 endpoints per account.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{webhookId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One webhook endpoint
+     * @description An endpoint of the account; another account's or an unknown ID is 404.
+     */
+    get: operations['getWebhook'];
+    put?: never;
+    post?: never;
+    /**
+     * Remove a webhook endpoint
+     * @description The endpoint and its delivery log are removed; nothing more is sent to it.
+     */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a webhook endpoint
+     * @description Change the URL (checked again), the event types or the description, or disable (`enabled: false`) or re-enable (`enabled: true`) the endpoint. An endpoint we disabled (its receiver answered 410, or it failed for 5 days) is re-enabled this way; its pending deliveries then resume.
+     */
+    patch: operations['updateWebhook'];
+    trace?: never;
+  };
+  '/api/v1/webhooks/{webhookId}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint's secret
+     * @description A new secret, shown this once. For `overlapHours` (default 24, at most 168) every delivery is signed with both the new and the previous secret (two space-separated `v1,` signatures), so a receiver verifies with either while you deploy the new one; then with the new one only.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{webhookId}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A webhook endpoint's delivery log
+     * @description Deliveries to the endpoint, newest first: the event, whether it succeeded, failed for good or is pending (and when the next attempt is due), and every attempt with its HTTP status, latency, error and the first 1 KiB of the answer.
+     */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{webhookId}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event
+     * @description Queues a `webhook.test` event to the endpoint, signed like every other, to check that your receiver gets and verifies it; the delivery log shows the outcome. 409 when the endpoint is disabled.
+     */
+    post: operations['sendTestWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{webhookId}/events/{eventId}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Deliver an event again
+     * @description Queues a new delivery of an earlier event of the account (its `eventId`, as in the delivery log or the payload) to this endpoint. The payload and the `webhook-id` are the event’s, so a receiver that de-duplicates on the id recognises it. 409 when the endpoint is disabled.
+     */
+    post: operations['replayWebhookEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/sign-up': {
     parameters: {
       query?: never;
@@ -575,7 +707,338 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'document.signed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A document was signed (through the API, the dashboard or a signing link)
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['DocumentSignedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'signing.viewed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The recipient of a signing request opened the document
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SigningViewedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'signing.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The recipient signed a signing request
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SigningCompletedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'signing.declined': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The recipient declined a signing request, with a reason
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SigningDeclinedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'signing.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A signing request expired unsigned
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SigningExpiredWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A test event (POST /api/v1/webhooks/{webhookId}/test)
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['WebhookTestWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     Error: {
@@ -720,6 +1183,263 @@ export interface components {
       };
       errors: {
         [key: string]: string;
+      };
+    };
+    CreateWebhookRequest: {
+      /**
+       * @description http(s) URL of your receiver; must resolve to public addresses only (no private, loopback or link-local), no credentials
+       * @example https://example.com/esign/webhooks
+       */
+      url: string;
+      /**
+       * @description The events this endpoint receives
+       * @example [
+       *       "document.signed"
+       *     ]
+       */
+      eventTypes: (
+        'document.signed' | 'signing.viewed' | 'signing.completed' | 'signing.declined' | 'signing.expired'
+      )[];
+      description?: string;
+    };
+    UpdateWebhookRequest: {
+      /**
+       * @description http(s) URL of your receiver; must resolve to public addresses only (no private, loopback or link-local), no credentials
+       * @example https://example.com/esign/webhooks
+       */
+      url?: string;
+      /**
+       * @description The events this endpoint receives
+       * @example [
+       *       "document.signed"
+       *     ]
+       */
+      eventTypes?: (
+        'document.signed' | 'signing.viewed' | 'signing.completed' | 'signing.declined' | 'signing.expired'
+      )[];
+      description?: string;
+      enabled?: boolean;
+    };
+    RotateWebhookSecretRequest: {
+      /**
+       * @description Default 24; 0 ends the old secret at once
+       * @example 24
+       */
+      overlapHours?: number;
+    };
+    Webhook: {
+      id: string;
+      url: string;
+      description: string;
+      eventTypes: (
+        'document.signed' | 'signing.viewed' | 'signing.completed' | 'signing.declined' | 'signing.expired'
+      )[];
+      enabled: boolean;
+      disabledReason: ('gone' | 'failing' | 'manual') | null;
+      disabledAt: string | null;
+      failingSince: string | null;
+      previousSecretExpiresAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    NewWebhook: {
+      webhook: components['schemas']['Webhook'];
+      /** @description whsec_…: verify our signatures with it (standardwebhooks, or the SDK’s verifyWebhook) */
+      secret: string;
+    };
+    WebhookList: {
+      webhooks: components['schemas']['Webhook'][];
+    };
+    RotatedWebhookSecret: {
+      secret: string;
+      previousSecretExpiresAt: string | null;
+    };
+    WebhookAttempt: {
+      /** Format: date-time */
+      attemptedAt: string;
+      statusCode: number | null;
+      latencyMs: number;
+      succeeded: boolean;
+      error: string | null;
+      responseExcerpt: string | null;
+    };
+    WebhookDelivery: {
+      /** Format: uuid */
+      id: string;
+      eventId: string;
+      eventType: string;
+      /** @enum {string} */
+      kind: 'event' | 'replay' | 'test';
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed';
+      attempts: number;
+      nextAttemptAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      attemptLog: components['schemas']['WebhookAttempt'][];
+    };
+    WebhookDeliveryList: {
+      deliveries: components['schemas']['WebhookDelivery'][];
+      /** @description Pass as `before` for the next page; null on the last */
+      nextCursor: string | null;
+    };
+    DocumentSignedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'document.signed';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        auditId: string;
+        /** @constant */
+        status: 'signed';
+        /** @description sha256: of exactly the signed bytes */
+        fileHash: string;
+        /** Format: date-time */
+        signedAt: string;
+        fileName: string | null;
+        signer: {
+          name: string;
+          email: string;
+        } | null;
+        sendId: string | null;
+        download: {
+          /**
+           * Format: uri
+           * @description Presigned GET of the signed PDF; works until expiresAt only
+           */
+          url: string;
+          /** Format: date-time */
+          expiresAt: string;
+        } | null;
+      };
+    };
+    SigningViewedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'signing.viewed';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        sendId: string;
+        auditId: string;
+        fileName: string;
+        recipient: {
+          name: string;
+          email: string;
+        };
+        /** @constant */
+        status: 'pending';
+        /** Format: date-time */
+        viewedAt: string;
+      };
+    };
+    SigningCompletedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'signing.completed';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        sendId: string;
+        auditId: string;
+        fileName: string;
+        recipient: {
+          name: string;
+          email: string;
+        };
+        /** @constant */
+        status: 'signed';
+        /** Format: date-time */
+        signedAt: string;
+        fileHash: string;
+        download: {
+          /**
+           * Format: uri
+           * @description Presigned GET of the signed PDF; works until expiresAt only
+           */
+          url: string;
+          /** Format: date-time */
+          expiresAt: string;
+        } | null;
+      };
+    };
+    SigningDeclinedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'signing.declined';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        sendId: string;
+        auditId: string;
+        fileName: string;
+        recipient: {
+          name: string;
+          email: string;
+        };
+        /** @constant */
+        status: 'declined';
+        /** Format: date-time */
+        declinedAt: string;
+        reason: string;
+      };
+    };
+    SigningExpiredWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'signing.expired';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        sendId: string;
+        auditId: string;
+        fileName: string;
+        recipient: {
+          name: string;
+          email: string;
+        };
+        /** @constant */
+        status: 'expired';
+        /** Format: date-time */
+        expiredAt: string;
+      };
+    };
+    WebhookTestWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'webhook.test';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        message: string;
+        webhookId: string;
       };
     };
     Credentials: {
@@ -1677,6 +2397,893 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying */
           'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoints */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookList'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/esign/webhooks",
+         *       "eventTypes": [
+         *         "document.signed"
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['CreateWebhookRequest'];
+      };
+    };
+    responses: {
+      /** @description The endpoint and its secret, shown once */
+      201: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description The new endpoint's ID (as webhook.id) */
+          'X-Webhook-Id': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NewWebhook'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The webhook ID
+         * @example wh_4Qx9TnV2kLm8RbZc1YdFh7Ws
+         */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Webhook'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The webhook ID
+         * @example wh_4Qx9TnV2kLm8RbZc1YdFh7Ws
+         */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The webhook ID
+         * @example wh_4Qx9TnV2kLm8RbZc1YdFh7Ws
+         */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "enabled": true
+         *     }
+         */
+        'application/json': components['schemas']['UpdateWebhookRequest'];
+      };
+    };
+    responses: {
+      /** @description The endpoint as it is now */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Webhook'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The webhook ID
+         * @example wh_4Qx9TnV2kLm8RbZc1YdFh7Ws
+         */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "overlapHours": 24
+         *     }
+         */
+        'application/json': components['schemas']['RotateWebhookSecretRequest'];
+      };
+    };
+    responses: {
+      /** @description The new secret */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RotatedWebhookSecret'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Deliveries per page, at most 100 */
+        limit?: number;
+        /** @description The nextCursor of the previous page */
+        before?: string;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description The webhook ID
+         * @example wh_4Qx9TnV2kLm8RbZc1YdFh7Ws
+         */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of deliveries */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryList'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sendTestWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The webhook ID
+         * @example wh_4Qx9TnV2kLm8RbZc1YdFh7Ws
+         */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued */
+      202: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDelivery'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  replayWebhookEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The webhook ID
+         * @example wh_4Qx9TnV2kLm8RbZc1YdFh7Ws
+         */
+        webhookId: string;
+        /**
+         * @description The event ID (`evt_…`: the payload’s id and webhook-id)
+         * @example evt_0d7f3c1e9a2b4c5d8e6f7a8b9c0d1e2f
+         */
+        eventId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued */
+      202: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDelivery'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
           [name: string]: unknown;
         };
         content: {

@@ -69,8 +69,9 @@ export const recordDocument = async (options: {
     idempotencyKey: request.idempotency?.key,
     requestHash: request.idempotency?.requestHash,
   };
+  const eventId = randomUUID();
   const signedEvent: TOutboxEntry = {
-    id: randomUUID(),
+    id: eventId,
     subject: DocumentSigned.subject,
     // Built from fields the request schema already checked; the relay checks it again before publishing.
     payload: {
@@ -79,6 +80,12 @@ export const recordDocument = async (options: {
       auditId: request.auditId,
       fileHash: request.fileHash,
       signedAt: signedAt.toISOString(),
+      eventId,
+      fileName: request.fileName,
+      signerName: request.signerName,
+      signerEmail: request.signerEmail,
+      objectKey: request.objectKey,
+      sendId: request.signingRequest?.sendId,
     } satisfies z.input<(typeof DocumentSigned)['payload']>,
     // The event is published later, by the relay; it carries on this request's trace.
     traceContext: traceCarrier(),

@@ -4,6 +4,7 @@ import { HTTP_STATUS } from '../http/errors';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from './common-headers';
 import { errorsOfAuth, type AnyOperation, type HeaderDeclaration } from './operation';
 import { publicSchemas, ZErrorResponse } from './public-schemas';
+import { WEBHOOK_EVENTS } from './webhook-schemas';
 
 type JsonObject = Record<string, unknown>;
 
@@ -157,6 +158,53 @@ const responsesOf = (op: AnyOperation) => {
   return responses;
 };
 
+/** The Standard Webhooks headers of every delivery we send. */
+const WEBHOOK_HEADERS = [
+  [
+    'webhook-id',
+    'The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it',
+  ],
+  [
+    'webhook-timestamp',
+    'Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off',
+  ],
+  [
+    'webhook-signature',
+    'Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook',
+  ],
+] as const;
+
+/** The OpenAPI 3.1 `webhooks` section: one POST we send per event type. */
+const webhooksSection = () =>
+  Object.fromEntries(
+    WEBHOOK_EVENTS.map((event) => [
+      event.type,
+      {
+        post: {
+          summary: event.summary,
+          description:
+            'Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.',
+          tags: ['Webhooks'],
+          parameters: WEBHOOK_HEADERS.map(([name, description]) => ({
+            name,
+            in: 'header',
+            required: true,
+            description,
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: schemaOf(event.schema) } },
+          },
+          responses: {
+            '2XX': { description: 'Received' },
+            '410': { description: 'Gone: the endpoint is disabled and gets nothing more' },
+          },
+        },
+      },
+    ]),
+  );
+
 const SECURITY = {
   apiKey: [{ apiKey: [] }],
   sandbox: [{ sandboxToken: [] }],
@@ -206,6 +254,7 @@ export const buildOpenApiDocument = (operations: readonly AnyOperation[], option
     servers: [{ url: options.serverUrl ?? '/' }],
     tags,
     paths,
+    webhooks: webhooksSection(),
     components: {
       securitySchemes: {
         apiKey: {

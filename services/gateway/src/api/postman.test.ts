@@ -177,9 +177,25 @@ describe('buildPostmanCollection', () => {
     expect(scriptOf(get)).toContain('pm.collectionVariables.get("auditId")');
     const folders = sut.item.map((f) => f.name);
     expect(folders.indexOf('Signing')).toBeLessThan(folders.indexOf('Documents'));
-    expect(sut.variable.map((v) => v.key)).toEqual(['auditId', 'sendId']);
+    expect(sut.variable.map((v) => v.key)).toEqual(
+      expect.arrayContaining(['auditId', 'sendId', 'webhookId', 'eventId']),
+    );
     // A sandbox audit ID means nothing to a live endpoint: the sandbox carries nothing.
     expect(scriptOf(requestById(sut, 'sandboxSign'))).not.toContain('collectionVariables.set');
+  });
+
+  it('carries the new webhook and the test event on, and removes the webhook last', () => {
+    expect(scriptOf(requestById(sut, 'createWebhook'))).toContain(
+      'pm.collectionVariables.set("webhookId", pm.response.headers.get("X-Webhook-Id"));',
+    );
+    expect(scriptOf(requestById(sut, 'sendTestWebhook'))).toContain(
+      'pm.collectionVariables.set("eventId", pm.response.json()["eventId"]);',
+    );
+    const folder = sut.item.find((f) => f.name === 'Webhooks');
+    const ids = folder?.item.map((i) => i.id).filter((id) => !/\.\d{3}$/.test(id)) ?? [];
+    expect(ids[0]).toBe('createWebhook');
+    expect(ids.indexOf('sendTestWebhook')).toBeLessThan(ids.indexOf('replayWebhookEvent'));
+    expect(ids.at(-1)).toBe('deleteWebhook');
   });
 
   it('has one negative request per resource with its own tests', () => {

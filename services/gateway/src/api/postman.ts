@@ -638,7 +638,10 @@ export const buildPostmanCollection = (
     tagOrder.map((tag) => ({
       tag,
       reads: orderByDependencies(
-        reads.filter((r) => r.tag === tag),
+        // A DELETE after the requests that use what it removes.
+        reads
+          .filter((r) => r.tag === tag && r.method !== 'delete')
+          .concat(reads.filter((r) => r.tag === tag && r.method === 'delete')),
         needs,
       ),
     })),

@@ -33,6 +33,17 @@ import {
   listSentRequestsOperation,
 } from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
+import {
+  createWebhookOperation,
+  deleteWebhookOperation,
+  getWebhookOperation,
+  listWebhookDeliveriesOperation,
+  listWebhooksOperation,
+  replayWebhookEventOperation,
+  rotateWebhookSecretOperation,
+  sendTestWebhookOperation,
+  updateWebhookOperation,
+} from './webhooks';
 
 /**
  * Every public HTTP operation, in the order the documents list them. The router, the OpenAPI
@@ -46,6 +57,15 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listDocumentsOperation,
   getDocumentOperation,
   sandboxSignOperation,
+  createWebhookOperation,
+  listWebhooksOperation,
+  getWebhookOperation,
+  updateWebhookOperation,
+  rotateWebhookSecretOperation,
+  listWebhookDeliveriesOperation,
+  sendTestWebhookOperation,
+  replayWebhookEventOperation,
+  deleteWebhookOperation,
   signUpOperation,
   signInOperation,
   requestSignInLinkOperation,

@@ -1,0 +1,2 @@
+export { startWebhookService, type WebhookService } from './start';
+export { loadWebhookConfig, ZWebhookEnv, type TWebhookConfig } from './config';
