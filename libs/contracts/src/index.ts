@@ -11,3 +11,4 @@ export * from './validation';
 export * from './signing';
 export * from './plans';
 export * from './account';
+export * from './verify';

@@ -37,6 +37,8 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
      * (60 s): past it the worker is ended and replaced and the request answers invalid_argument.
      */
     SIGN_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /** Longest the check of one uploaded file's signatures may take (ms), on the verification worker. */
+    VERIFY_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
     SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(256),
     /**

@@ -2,6 +2,7 @@ import type { AnyOperation } from '../api/operation';
 import { getSessionOperation, signInOperation, signOutOperation, signUpOperation } from './account';
 import { getDocumentOperation, listDocumentsOperation } from './documents';
 import { sandboxSignOperation } from './sandbox';
+import { checkIssuedDocumentOperation, verifyDocumentOperation } from './verify';
 import { signDocumentOperation, signReferenceOperation } from './sign';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
@@ -18,6 +19,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listDocumentsOperation,
   getDocumentOperation,
   sandboxSignOperation,
+  verifyDocumentOperation,
+  checkIssuedDocumentOperation,
   signUpOperation,
   signInOperation,
   signOutOperation,
