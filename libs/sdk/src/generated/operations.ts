@@ -75,6 +75,22 @@ export const OPERATIONS = {
     requestType: 'application/json',
     successType: 'application/json',
   },
+  verifyDocument: {
+    method: 'POST',
+    path: '/api/v1/verify',
+    idempotent: false,
+    security: null,
+    requestType: 'multipart/form-data',
+    successType: 'application/json',
+  },
+  getIssuedDocument: {
+    method: 'GET',
+    path: '/api/v1/verify/{auditId}',
+    idempotent: false,
+    security: null,
+    requestType: null,
+    successType: 'application/json',
+  },
 } as const satisfies Partial<Record<keyof operations, OperationInfo>>;
 
 /** An operationId of the API. */
