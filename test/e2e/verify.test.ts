@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument, PDFName, PDFRef, type PDFObject } from 'pdf-lib';
-import { makePdf, makePng } from '@esign/testing';
+import jsQR from 'jsqr';
+import { makePdf, makePng, pdfText, renderPage } from '@esign/testing';
 import { createSigner } from '@esign/pdf-signer';
 import { baseUrl, createAccount, dataUri, errorOf, sign, type TestAccount } from './harness';
 
@@ -337,6 +338,25 @@ describe('POST /api/v1/verify', () => {
     const res = await fetch(`${baseUrl}/api/v1/verify`, { method: 'POST', body: form });
     expect(res.status).toBe(400);
     expect(await errorOf(res)).toMatch(/file/);
+  });
+});
+
+describe('the audit page', () => {
+  it('prints the verification address and a QR code of it that a reader decodes', async () => {
+    // The audit page is the last page (the original had two).
+    const text = await pdfText(original, 2);
+    const url = /https?:\/\/\S+\/verify\/[A-Z0-9-]+/.exec(text)?.[0];
+    expect(url).toMatch(new RegExp(`/verify/${auditId}$`));
+    const page = await renderPage(original, 2, 150);
+    // jsQR wants RGBA; the render is RGB.
+    const rgba = new Uint8ClampedArray(page.width * page.height * 4);
+    for (let i = 0, j = 0; i < page.data.length; i += 3, j += 4) {
+      rgba[j] = page.data[i] ?? 0;
+      rgba[j + 1] = page.data[i + 1] ?? 0;
+      rgba[j + 2] = page.data[i + 2] ?? 0;
+      rgba[j + 3] = 255;
+    }
+    expect(jsQR(rgba, page.width, page.height)?.data).toBe(url);
   });
 });
 

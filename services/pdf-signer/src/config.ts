@@ -37,6 +37,15 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
      * (60 s): past it the worker is ended and replaced and the request answers invalid_argument.
      */
     SIGN_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /**
+     * The service's public address (the gateway's, as people reach it): every audit page prints
+     * `<PUBLIC_BASE_URL>/verify/<auditId>` and a QR code of it. Unset: http://localhost:8080.
+     */
+    PUBLIC_BASE_URL: z
+      .url()
+      .regex(/^https?:\/\//, 'an http(s) URL')
+      .default('http://localhost:8080')
+      .transform((url) => url.replace(/\/+$/, '')),
     /** Longest the check of one uploaded file's signatures may take (ms), on the verification worker. */
     VERIFY_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */

@@ -44,7 +44,17 @@ export const startPdfSigner = async (
   await blob.ensureBucket();
   const bus = await connectBus({ ...busOptionsFrom(config), name: 'pdf-signer', logger });
   await bus.serve(
-    [endpoint(PdfSign, createSignPdfHandler({ blob, signer, maxFileBytes: config.MAX_FILE_BYTES }))],
+    [
+      endpoint(
+        PdfSign,
+        createSignPdfHandler({
+          blob,
+          signer,
+          maxFileBytes: config.MAX_FILE_BYTES,
+          verifyBaseUrl: config.PUBLIC_BASE_URL,
+        }),
+      ),
+    ],
     // Bounds memory: a burst of large documents waits here instead of being loaded all at once.
     { maxConcurrent: config.MAX_CONCURRENT_SIGNS },
   );

@@ -49,6 +49,11 @@ export interface SignInput {
   readonly receivedAt: string;
   /** Use this audit ID instead of a new one (tests, replays). */
   readonly auditId?: string;
+  /**
+   * Public base URL of the service (no trailing slash): the audit page prints
+   * `<verifyBaseUrl>/verify/<auditId>` and a QR code of it. Without it, neither.
+   */
+  readonly verifyBaseUrl?: string;
 }
 
 /** The signed PDF and the facts about it. */
@@ -69,6 +74,10 @@ export interface SignResult {
   /** The signature's RFC 3161 timestamp (absent when time-stamping is off). */
   readonly timestamp?: Omit<SignatureTimestamp, 'token'>;
 }
+
+/** The public verification page of a document. */
+export const verifyUrlFor = (baseUrl: string, auditId: string): string =>
+  `${baseUrl.replace(/\/+$/, '')}/verify/${auditId}`;
 
 /** Signs documents in-process: the same code the `pdf.sign` handler runs. */
 export interface Signer {
@@ -166,6 +175,7 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
       originalPageCount,
       certificate: { subject: certificateSubject, fingerprint256: identity.fingerprint256 },
       timestamped: requestTimestamp !== undefined,
+      ...(input.verifyBaseUrl ? { verifyUrl: verifyUrlFor(input.verifyBaseUrl, auditId) } : {}),
     };
     const auditPage = addAuditPage({ doc, facts, library, fonts });
     writeAuditMetadata(doc, facts);

@@ -16,7 +16,13 @@ const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10)
  * `signed/<accountId>/<auditId>.pdf`, and delete the upload whatever happened.
  */
 export const createSignPdfHandler =
-  (deps: { blob: BlobStore; signer: Signer; maxFileBytes: number }): RequestHandler<typeof PdfSign> =>
+  (deps: {
+    blob: BlobStore;
+    signer: Signer;
+    maxFileBytes: number;
+    /** PUBLIC_BASE_URL: the audit page prints the document's verification address under it. */
+    verifyBaseUrl?: string;
+  }): RequestHandler<typeof PdfSign> =>
   async (request, ctx) => {
     const { blob, signer, maxFileBytes } = deps;
     // Only short-lived uploads may be read and deleted here: a key elsewhere could name a signed document.
@@ -49,6 +55,7 @@ export const createSignPdfHandler =
         receivedAt: request.receivedAt,
         // A reserved audit ID (a signing request's) when the caller has one.
         ...(request.auditId === undefined ? {} : { auditId: request.auditId }),
+        ...(deps.verifyBaseUrl ? { verifyBaseUrl: deps.verifyBaseUrl } : {}),
       });
       const signedKey = signedKeyFor(request.accountId, result.auditId);
       await blob.put(signedKey, result.bytes, { contentType: 'application/pdf' });
