@@ -5,7 +5,7 @@ import type { GatewayDeps } from './deps';
 import { OPERATIONS } from './endpoints';
 import { mountDeveloperResources } from './endpoints/developer-resources';
 import { errorHandler, sendError } from './http/errors';
-import { mountWebAssets } from './http/web-pages';
+import { loadWebPage, mountWebAssets, sendWebPage } from './http/web-pages';
 
 /** The HTTP edge: every declared operation, the developer resources, and error mapping. No business logic lives here. */
 export const createApp = (deps: GatewayDeps): Express => {
@@ -41,6 +41,9 @@ export const createApp = (deps: GatewayDeps): Express => {
   mountOperations(app, OPERATIONS, deps);
   mountDeveloperResources(app, deps);
   mountWebAssets(app);
+  // The public verification page; /verify/<auditId> (printed on every audit page) shows that record too.
+  const verifyPage = loadWebPage('verify');
+  app.get(['/verify', '/verify/:auditId'], (_req, res) => sendWebPage(res, verifyPage));
 
   app.use((_req, res) => sendError(res, 'not_found', 'No such endpoint'));
   app.use(errorHandler(deps.logger));

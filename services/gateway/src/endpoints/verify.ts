@@ -29,7 +29,8 @@ const summaryOf = (
   issued: TVerificationReport['issued'],
   count: number,
 ): string => {
-  const sigs = `${count} signature${count === 1 ? '' : 's'}`;
+  const sigs = count === 1 ? 'signature' : `${count} signatures`;
+  const verify = count === 1 ? 'verifies' : 'verify';
   const ours = issued.document
     ? issued.exactMatch
       ? ` It is exactly the document we issued as ${issued.document.auditId}.`
@@ -37,9 +38,9 @@ const summaryOf = (
     : ' It is not a document we issued (no record of this file).';
   switch (verdict) {
     case 'valid':
-      return `All ${sigs} verify and nothing was changed after the last one.${ours}`;
+      return `The ${sigs} ${verify} and nothing was changed after the last one.${ours}`;
     case 'modified':
-      return `The ${sigs} verify, but the file was changed after the last one was made.${ours}`;
+      return `The ${sigs} ${verify}, but the file was changed after the last one was made.${ours}`;
     case 'invalid':
       return `At least one signature does not verify: the file was changed, damaged or put together from other files.${ours}`;
     case 'unsigned':
