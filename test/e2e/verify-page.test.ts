@@ -82,13 +82,13 @@ describe('/verify', () => {
     expect(await record.textContent()).not.toContain('grace@example.com');
     // The file picker is reached with the keyboard.
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('file');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('file');
     await pick(page, signed, 'lease-signed.pdf');
     await expect
       .poll(() => page.locator('#report').textContent())
       .toContain(`It is exactly the document of audit ID ${auditId}`);
     // Nothing wider than the phone's screen.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.screenshot({ path: '/tmp/verify-page-phone.png', fullPage: true });
     expect(problems).toEqual([]);
     await page.close();

@@ -166,12 +166,14 @@ describe('POST /api/v1/verify', () => {
       cryptographicallyValid: true,
       digestMatches: true,
       signatureVerifies: true,
-      coversWholeFile: true,
       sealedByThisService: true,
-      updatesAfter: 0,
-      issuedAuditId: auditId,
+      // PAdES B-LT: one update after the signature, that only adds long-term validation data.
+      coversWholeFile: false,
+      updatesAfter: 1,
+      changesAfter: ['long-term validation data (DSS)'],
       problems: [],
     });
+    expect(sig?.issuedAuditId).toBe(auditId);
     expect(sig?.signer).toMatch(/E-Signature Service/);
     expect(sig?.certificate?.serialNumber).toMatch(/^[0-9A-F]+$/);
     expect(sig?.timestamp).toMatchObject({ signatureValid: true, imprintMatches: true });
@@ -205,7 +207,7 @@ describe('POST /api/v1/verify', () => {
     const report = await verify(updated);
     expect(report.verdict).toBe('modified');
     const [sig] = report.signatures;
-    expect(sig).toMatchObject({ cryptographicallyValid: true, coversWholeFile: false, updatesAfter: 1 });
+    expect(sig).toMatchObject({ cryptographicallyValid: true, coversWholeFile: false, updatesAfter: 2 });
     expect(sig?.changesAfter).toContain('a page (its content or annotations)');
     expect(sig?.changesAfter).toContain('a content stream (text or graphics drawn on a page)');
     // Not the file we issued, but its signed revision is: we say which, and that it was changed.
@@ -319,14 +321,19 @@ describe('POST /api/v1/verify', () => {
     expect(report.signatures[0]?.cryptographicallyValid).toBe(false);
   });
 
-  it('reports a truncated file', async () => {
-    const truncated = original.subarray(0, original.length - 2000);
-    const report = await verify(truncated);
-    expect(report.verdict).toBe('invalid');
-    expect(report.problems.join(' ')).toMatch(/truncated/);
-    expect(report.signatures[0]?.cryptographicallyValid).toBe(false);
-    expect(report.signatures[0]?.problems.join(' ')).toMatch(/truncated/);
-    expect(report.issued.document).toBeNull();
+  it('reports a truncated file: cut in the signed range, and cut after it', async () => {
+    const half = await verify(original.subarray(0, Math.floor(original.length / 2)));
+    expect(half.verdict).toBe('invalid');
+    expect(half.problems.join(' ')).toMatch(/truncated/);
+    expect(half.signatures[0]?.cryptographicallyValid).toBe(false);
+    expect(half.signatures[0]?.problems.join(' ')).toMatch(/truncated/);
+    expect(half.issued.document).toBeNull();
+    // Cut inside the DSS update: the signature is whole and verifies, the file does not.
+    const tail = await verify(original.subarray(0, original.length - 200));
+    expect(tail.verdict).toBe('invalid');
+    expect(tail.problems.join(' ')).toMatch(/truncated/);
+    expect(tail.signatures[0]?.cryptographicallyValid).toBe(true);
+    expect(tail.issued.exactMatch).toBe(false);
   });
 
   it('reports an unsigned PDF and refuses what is not a PDF', async () => {

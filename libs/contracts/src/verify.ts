@@ -72,6 +72,11 @@ export const ZPdfVerifyReply = z.object({
   /** The file starts like a PDF and ends with %%EOF. */
   looksLikePdf: z.boolean(),
   signatures: z.array(ZSignatureReport),
+  /**
+   * Every revision of the file (each ends with %%EOF and its line end), the last 64 at most: an
+   * earlier revision may be a file we issued, to which someone appended an update.
+   */
+  revisions: z.array(z.object({ end: z.number().int().nonnegative(), sha256: ZFileHash })),
   /** Problems with the file as a whole (truncated, no signature…). */
   problems: z.array(z.string()),
 });

@@ -46,6 +46,12 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .regex(/^https?:\/\//, 'an http(s) URL')
       .default('http://localhost:8080')
       .transform((url) => url.replace(/\/+$/, '')),
+    /**
+     * PAdES baseline level of every seal: `B-T` (signature + RFC 3161 timestamp) or `B-LT` (the same,
+     * then a DSS with the certificates of the signing chain and of the timestamp, in an incremental
+     * update). B-LTA (a document timestamp on top) is not implemented.
+     */
+    PADES_LEVEL: z.enum(['B-T', 'B-LT']).default('B-LT'),
     /** Longest the check of one uploaded file's signatures may take (ms), on the verification worker. */
     VERIFY_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */

@@ -52,6 +52,7 @@ export const startPdfSigner = async (
           signer,
           maxFileBytes: config.MAX_FILE_BYTES,
           verifyBaseUrl: config.PUBLIC_BASE_URL,
+          padesLevel: config.PADES_LEVEL,
         }),
       ),
     ],
@@ -80,6 +81,7 @@ export const startPdfSigner = async (
     signWorkers: signWorkerCount(config),
     developmentCertificate: signer.developmentCertificate,
     timestampAuthorities: config.TSA_URLS.length,
+    padesLevel: config.PADES_LEVEL,
   });
   return {
     logger,

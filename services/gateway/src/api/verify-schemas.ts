@@ -38,12 +38,10 @@ export const ZVerificationReport = named(
     }),
     signatures: z.array(
       ZSignatureReport.extend({
-        issuedAuditId: z
-          .string()
-          .nullable()
-          .meta({
-            description: 'Audit ID of our record whose file is exactly the revision this signature signed',
-          }),
+        issuedAuditId: z.string().nullable().meta({
+          description:
+            'Audit ID of the first document we issued that holds this signature: a revision of this file (the signed one, or it with the DSS we added after it) is exactly that document',
+        }),
       }),
     ),
     problems: z.array(z.string()),

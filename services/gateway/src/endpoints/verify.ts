@@ -28,6 +28,8 @@ const summaryOf = (
   verdict: TVerificationReport['verdict'],
   issued: TVerificationReport['issued'],
   count: number,
+  /** Every signature verifies, but the file as a whole is not a complete PDF. */
+  damaged: boolean,
 ): string => {
   const sigs = count === 1 ? 'signature' : `${count} signatures`;
   const verify = count === 1 ? 'verifies' : 'verify';
@@ -42,7 +44,9 @@ const summaryOf = (
     case 'modified':
       return `The ${sigs} ${verify}, but the file was changed after the last one was made.${ours}`;
     case 'invalid':
-      return `At least one signature does not verify: the file was changed, damaged or put together from other files.${ours}`;
+      return damaged
+        ? `The file is damaged: it was truncated, or bytes were added that are not a PDF update.${ours}`
+        : `At least one signature does not verify: the file was changed, damaged or put together from other files.${ours}`;
     case 'unsigned':
       return `The file has no digital signature.${ours}`;
   }
@@ -79,27 +83,35 @@ export const verifyDocumentOperation = defineOperation({
     const fileHash = `sha256:${file.sha256}`;
     // The signer's verification worker reads the upload by its key (and deletes it): no bytes on the bus.
     const report = await deps.bus.request(PdfVerify, { uploadKey: file.key });
-    const revisions = report.signatures.flatMap((s) => (s.revisionHash ? [s.revisionHash] : []));
-    const { documents } = await deps.bus.request(DocumentFindIssued, {
-      fileHashes: [fileHash, ...revisions].slice(0, 64),
-    });
+    // The file, and each earlier revision of it (a file we issued, with updates appended by someone else).
+    const hashes = [...new Set([fileHash, ...report.revisions.map((r) => r.sha256)])].slice(-64);
+    const { documents } = await deps.bus.request(DocumentFindIssued, { fileHashes: hashes });
     const byHash = new Map(documents.map((d) => [d.fileHash, d]));
     const exact = byHash.get(fileHash);
-    // Else the latest of our documents a signature in it signed: the file was changed after we issued it.
-    const signedRevision = [...report.signatures]
-      .reverse()
-      .map((s) => (s.revisionHash ? byHash.get(s.revisionHash) : undefined))
-      .find((d): d is TIssuedDocument => d !== undefined);
-    const issued = { exactMatch: exact !== undefined, document: exact ?? signedRevision ?? null };
+    const ours = report.revisions.flatMap((r) => {
+      const document = byHash.get(r.sha256);
+      return document ? [{ end: r.end, document }] : [];
+    });
+    // Else the latest revision of it that we issued: the file was changed after we issued it.
+    const earlier = ours.at(-1)?.document;
+    const issued = { exactMatch: exact !== undefined, document: exact ?? earlier ?? null };
+    /** The first file we issued that holds this signature (its revision, or the one with our DSS after it). */
+    const issuedWith = (signedBytes: number): TIssuedDocument | undefined =>
+      ours.find((r) => r.end >= signedBytes)?.document;
     const verdict = verdictOf(report);
     const json: TVerificationReport = {
       verdict,
-      summary: summaryOf(verdict, issued, report.signatures.length),
+      summary: summaryOf(
+        verdict,
+        issued,
+        report.signatures.length,
+        !report.looksLikePdf && report.signatures.every((s) => s.cryptographicallyValid),
+      ),
       file: { name: file.fileName, size: report.size, sha256: fileHash },
       issued,
       signatures: report.signatures.map((s) => ({
         ...s,
-        issuedAuditId: (s.revisionHash && byHash.get(s.revisionHash)?.auditId) || null,
+        issuedAuditId: issuedWith(s.signedBytes)?.auditId ?? null,
       })),
       problems: report.problems,
     };

@@ -2,6 +2,7 @@ import { createHash, webcrypto } from 'node:crypto';
 import { newAuditId, ServiceError } from '@esign/contracts';
 import type { TAuditEvent, TDocumentKind, TPosition, TSignature, TSigner } from '@esign/contracts';
 import { addAuditPage } from './add-audit-page';
+import { appendDss, certificatesOfCms } from './append-dss';
 import type { AuditFacts } from './add-audit-page';
 import { convertImageToPdf } from './convert-image-to-pdf';
 import { loadFontLibrary } from './font-library';
@@ -54,7 +55,15 @@ export interface SignInput {
    * `<verifyBaseUrl>/verify/<auditId>` and a QR code of it. Without it, neither.
    */
   readonly verifyBaseUrl?: string;
+  /**
+   * `B-LT`: after the signature, an incremental update adds a DSS with the certificates of the signing
+   * chain and of the timestamp (PAdES B-LT). Default `B-T`: the signature and its timestamp only.
+   */
+  readonly padesLevel?: TPadesLevel;
 }
+
+/** PAdES baseline levels this signer writes (B-LTA, a document timestamp on top, is not implemented). */
+export type TPadesLevel = 'B-T' | 'B-LT';
 
 /** The signed PDF and the facts about it. */
 export interface SignResult {
@@ -200,7 +209,19 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
           }
         : undefined,
     });
-    const { file: bytes, sha256: fileHash } = sealed;
+    let { file: bytes, sha256: fileHash } = sealed;
+    if (input.padesLevel === 'B-LT') {
+      const withDss = appendDss({
+        doc,
+        file: bytes,
+        certificates: [
+          ...identity.certificates,
+          ...(stamped.value ? certificatesOfCms(stamped.value.token) : []),
+        ],
+      });
+      fileHash = `sha256:${sealed.hash.update(withDss.subarray(bytes.length)).digest('hex')}`;
+      bytes = withDss;
+    }
     const pageCount = originalPageCount + 1;
     const timestamp = stamped.value;
     return {
@@ -235,6 +256,7 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
             pageCount,
             // Earlier digital signatures kept intact (the document was sealed as an incremental update).
             priorSignatures,
+            padesLevel: input.padesLevel ?? 'B-T',
             // The RFC 3161 timestamp embedded in the signature: the TSA's time and who it is.
             ...(timestamp
               ? {

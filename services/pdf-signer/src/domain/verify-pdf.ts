@@ -326,7 +326,6 @@ const describeObject = (dict: string, hasStream: boolean): string | undefined =>
   }
   if (type === 'XRef') return undefined;
   if (type === 'ObjStm') return 'compressed objects (not inspected)';
-  if (/\/DSS\b/.test(dict) && type === 'Catalog') return 'long-term validation data (DSS)';
   if (type === 'Annot' || (subtype && /\/Rect\s*\[/.test(dict) && !hasStream)) {
     if (subtype === 'Widget') {
       return /\/FT\s*\/Sig/.test(dict) ? 'a signature field' : 'a form field (its widget, value or look)';
@@ -338,6 +337,7 @@ const describeObject = (dict: string, hasStream: boolean): string | undefined =>
   }
   if (type === 'Page') return 'a page (its content or annotations)';
   if (type === 'Pages') return 'the page tree (pages added or removed)';
+  if (type === 'DSS') return 'long-term validation data (DSS)';
   if (type === 'Catalog')
     return /\/AcroForm/.test(dict) ? 'the document catalog (its form)' : 'the document catalog';
   if (/\/Fields\s*\[/.test(dict)) return 'the form (its list of fields)';
@@ -355,15 +355,38 @@ const describeAppended = (tail: Buffer): string[] => {
   const inspected = tail.subarray(0, MAX_INSPECTED_BYTES).toString('latin1');
   const found: string[] = [];
   const objects = /(\d+)\s+(\d+)\s+obj\b([\s\S]*?)\bendobj\b/g;
-  let sawObject = false;
+  const parsed: { num: string; dict: string; hasStream: boolean }[] = [];
   for (let m = objects.exec(inspected); m; m = objects.exec(inspected)) {
-    sawObject = true;
     const body = m[3] ?? '';
     const streamAt = body.search(/\bstream\r?\n/);
-    const dict = streamAt >= 0 ? body.slice(0, streamAt) : body;
-    const what = describeObject(dict, streamAt >= 0);
+    parsed.push({
+      num: m[1] ?? '',
+      dict: streamAt >= 0 ? body.slice(0, streamAt) : body,
+      hasStream: streamAt >= 0,
+    });
+  }
+  // Streams a DSS of the same update lists (certificates, OCSP answers, CRLs) are validation data too.
+  const dssMembers = new Set<string>();
+  const dssDicts = new Set<string>();
+  for (const { num, dict } of parsed) {
+    if (!/\/Type\s*\/DSS\b/.test(dict) && !/\/(Certs|OCSPs|CRLs)\s*\[/.test(dict)) continue;
+    dssDicts.add(num);
+    for (const list of dict.matchAll(/\/(?:Certs|OCSPs|CRLs)\s*\[([^\]]*)\]/g)) {
+      for (const ref of (list[1] ?? '').matchAll(/(\d+)\s+\d+\s+R/g)) dssMembers.add(ref[1] ?? '');
+    }
+  }
+  for (const { num, dict, hasStream } of parsed) {
+    // The catalog rewritten only to point to this update's DSS counts as part of it (its other entries
+    // are not compared with the earlier catalog's: a limit of this description).
+    const catalogOfDss =
+      /\/Type\s*\/Catalog\b/.test(dict) && dssDicts.has(/\/DSS\s+(\d+)\s+\d+\s+R/.exec(dict)?.[1] ?? '');
+    const what =
+      dssMembers.has(num) || catalogOfDss
+        ? 'long-term validation data (DSS)'
+        : describeObject(dict, hasStream);
     if (what && !found.includes(what)) found.push(what);
   }
+  const sawObject = parsed.length > 0;
   if (tail.length > MAX_INSPECTED_BYTES)
     found.push(`more than ${MAX_INSPECTED_BYTES} bytes (not all inspected)`);
   if (!sawObject && /\S/.test(inspected.replace(/%%EOF/g, '').replaceAll('\u0000', ''))) {
@@ -457,6 +480,27 @@ const countUpdates = (file: Buffer, from: number): number => {
   return count;
 };
 
+const MAX_REVISIONS = 64;
+
+/** Each prefix of the file that ends with %%EOF (and its line end), hashed in one pass. */
+const revisionsOf = (file: Buffer): { end: number; sha256: string }[] => {
+  const ends: number[] = [];
+  for (let at = file.indexOf(EOF_MARK); at >= 0; at = file.indexOf(EOF_MARK, at + 5)) {
+    let end = at + 5;
+    if (file[end] === 0x0d) end++;
+    if (file[end] === 0x0a) end++;
+    ends.push(end);
+  }
+  const kept = ends.slice(-MAX_REVISIONS);
+  const hash = createHash('sha256');
+  let done = 0;
+  return kept.map((end) => {
+    hash.update(file.subarray(done, end));
+    done = end;
+    return { end, sha256: `sha256:${hash.copy().digest('hex')}` };
+  });
+};
+
 export interface VerifyPdfOptions {
   /** SHA-256 fingerprint (`AB:CD:…`) of this service's sealing certificate. */
   readonly ownFingerprint256?: string;
@@ -465,13 +509,23 @@ export interface VerifyPdfOptions {
 /** Check every signature in `file` and say what was changed after each. */
 export const verifyPdf = (file: Buffer, options: VerifyPdfOptions = {}): TPdfVerifyReply => {
   const head = file.subarray(0, 1024).indexOf('%PDF-');
-  const looksLikePdf = head >= 0 && file.subarray(Math.max(0, file.length - 1024)).includes(EOF_MARK);
+  // A PDF ends with %%EOF (and a line end, or a little padding): anything else was cut off or added.
+  const lastEof = file.lastIndexOf(EOF_MARK);
+  const looksLikePdf =
+    head >= 0 &&
+    lastEof >= 0 &&
+    file.length - lastEof <= 64 + 5 &&
+    file.toString('latin1', lastEof + 5).trim() === '';
   const problems: string[] = [];
   if (head < 0) problems.push('this is not a PDF file');
-  else if (!looksLikePdf) problems.push('the file does not end like a PDF: it may be truncated');
+  else if (!looksLikePdf) {
+    problems.push(
+      'the file does not end with %%EOF: it was truncated, or bytes were added that are not a PDF update',
+    );
+  }
   const signatures = findSignatures(file).map((sig, i) => checkSignature(file, sig, i + 1, options));
   if (signatures.length === 0 && head >= 0) problems.push('the file has no digital signature');
-  return { size: file.length, looksLikePdf, signatures, problems };
+  return { size: file.length, looksLikePdf, signatures, revisions: revisionsOf(file), problems };
 };
 
 const checkSignature = (

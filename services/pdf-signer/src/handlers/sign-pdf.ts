@@ -3,7 +3,7 @@ import type { PdfSign } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
 import { isMissingObject, isTooLarge, UPLOAD_PREFIX } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
-import type { Signer } from '../domain/create-signer';
+import type { Signer, TPadesLevel } from '../domain/create-signer';
 
 /** Where signed PDFs are kept. */
 export const signedKeyFor = (accountId: string, auditId: string): string =>
@@ -22,6 +22,8 @@ export const createSignPdfHandler =
     maxFileBytes: number;
     /** PUBLIC_BASE_URL: the audit page prints the document's verification address under it. */
     verifyBaseUrl?: string;
+    /** PADES_LEVEL (default B-T here; the service's configuration defaults to B-LT). */
+    padesLevel?: TPadesLevel;
   }): RequestHandler<typeof PdfSign> =>
   async (request, ctx) => {
     const { blob, signer, maxFileBytes } = deps;
@@ -56,6 +58,7 @@ export const createSignPdfHandler =
         // A reserved audit ID (a signing request's) when the caller has one.
         ...(request.auditId === undefined ? {} : { auditId: request.auditId }),
         ...(deps.verifyBaseUrl ? { verifyBaseUrl: deps.verifyBaseUrl } : {}),
+        ...(deps.padesLevel ? { padesLevel: deps.padesLevel } : {}),
       });
       const signedKey = signedKeyFor(request.accountId, result.auditId);
       await blob.put(signedKey, result.bytes, { contentType: 'application/pdf' });
