@@ -1,9 +1,10 @@
+import { PDFName } from 'pdf-lib';
 import type { PDFDocument, PDFPage } from 'pdf-lib';
 import type { TSigner } from '@esign/contracts';
 import type { FontLibrary } from './font-library';
 import { cleanText, estimateClusterAdvance, graphemeClusters, layoutLine } from './layout-text';
 import { createPageContent, HELVETICA, HELVETICA_BOLD } from './page-content';
-import { qrMatrix, qrOperators } from './qr-code';
+import { qrImage, qrMatrix } from './qr-code';
 import { standardFontMetrics } from './standard-font-metrics';
 import type { StandardFontMetrics } from './standard-font-metrics';
 import { wrapText } from './wrap-text';
@@ -292,7 +293,20 @@ export const addAuditPage = (options: {
     // The code under the address; at the foot of the page if the text left it no room.
     const side = QR_SIDE;
     const bottom = Math.max(QR_MIN_BOTTOM, y - side);
-    content.push(qrOperators(qrMatrix(facts.verifyUrl), MARGIN, bottom, side));
+    const image = qrImage(qrMatrix(facts.verifyUrl));
+    const ref = doc.context.register(
+      doc.context.stream(image.bytes, {
+        Type: 'XObject',
+        Subtype: 'Image',
+        Width: image.width,
+        Height: image.height,
+        ColorSpace: 'DeviceGray',
+        BitsPerComponent: 1,
+        Interpolate: false,
+      }),
+    );
+    page.node.setXObject(PDFName.of('VerifyQr'), ref);
+    content.push(`q ${side} 0 0 ${side} ${MARGIN} ${bottom} cm /VerifyQr Do Q`);
     y = bottom;
   }
   content.commit();
