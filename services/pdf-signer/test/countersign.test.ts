@@ -99,7 +99,7 @@ describe('signing a document that is already signed', () => {
     const dss = doc.catalog.lookup(PDFName.of('DSS'), PDFDict);
     const certs = dss.lookup(PDFName.of('Certs'), PDFArray);
     expect(certs.size()).toBeGreaterThanOrEqual(2);
-    const der = Buffer.from((certs.lookup(0, PDFRawStream) as PDFRawStream).getContents());
+    const der = Buffer.from(certs.lookup(0, PDFRawStream).getContents());
     expect(new X509Certificate(der).fingerprint256).toBe(signer.certificateFingerprint);
   });
 
