@@ -580,7 +580,7 @@ export interface components {
           problems: string[];
         } | null;
         problems: string[];
-        /** @description Audit ID of our record whose file is exactly the revision this signature signed */
+        /** @description Audit ID of the first document we issued that holds this signature: a revision of this file (the signed one, or it with the DSS we added after it) is exactly that document */
         issuedAuditId: string | null;
       }[];
       problems: string[];
