@@ -49,9 +49,10 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
     /**
      * PAdES baseline level of every seal: `B-T` (signature + RFC 3161 timestamp) or `B-LT` (the same,
      * then a DSS with the certificates of the signing chain and of the timestamp, in an incremental
-     * update). B-LTA (a document timestamp on top) is not implemented.
+     * update) or `B-LTA` (then a document timestamp over the whole file, one more TSA request per
+     * signing; needs TSA_URLS).
      */
-    PADES_LEVEL: z.enum(['B-T', 'B-LT']).default('B-LT'),
+    PADES_LEVEL: z.enum(['B-T', 'B-LT', 'B-LTA']).default('B-LT'),
     /** Longest the check of one uploaded file's signatures may take (ms), on the verification worker. */
     VERIFY_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
@@ -97,6 +98,13 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
         code: 'custom',
         path: ['TSA_TIMEOUT_MS'],
         message: 'TSA_TIMEOUT_MS × the number of TSA_URLS must stay below half of SIGN_JOB_BUDGET_MS',
+      });
+    }
+    if (env.PADES_LEVEL === 'B-LTA' && env.TSA_URLS.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PADES_LEVEL'],
+        message: 'B-LTA adds a document timestamp: it needs TSA_URLS',
       });
     }
     const key = env.SIGNING_KEY_PEM ?? env.SIGNING_KEY_FILE;

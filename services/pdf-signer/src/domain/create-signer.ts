@@ -2,7 +2,7 @@ import { createHash, webcrypto } from 'node:crypto';
 import { newAuditId, ServiceError } from '@esign/contracts';
 import type { TAuditEvent, TDocumentKind, TPosition, TSignature, TSigner } from '@esign/contracts';
 import { addAuditPage } from './add-audit-page';
-import { appendDss, certificatesOfCms } from './append-dss';
+import { appendDocumentTimestamp, appendDss, certificatesOfCms } from './append-dss';
 import type { AuditFacts } from './add-audit-page';
 import { convertImageToPdf } from './convert-image-to-pdf';
 import { loadFontLibrary } from './font-library';
@@ -57,13 +57,14 @@ export interface SignInput {
   readonly verifyBaseUrl?: string;
   /**
    * `B-LT`: after the signature, an incremental update adds a DSS with the certificates of the signing
-   * chain and of the timestamp (PAdES B-LT). Default `B-T`: the signature and its timestamp only.
+   * chain and of the timestamp (PAdES B-LT); `B-LTA`: then a document timestamp over the whole file in
+   * one more update (needs timestamps on). Default `B-T`: the signature and its timestamp only.
    */
   readonly padesLevel?: TPadesLevel;
 }
 
-/** PAdES baseline levels this signer writes (B-LTA, a document timestamp on top, is not implemented). */
-export type TPadesLevel = 'B-T' | 'B-LT';
+/** PAdES baseline levels this signer writes. */
+export type TPadesLevel = 'B-T' | 'B-LT' | 'B-LTA';
 
 /** The signed PDF and the facts about it. */
 export interface SignResult {
@@ -120,6 +121,8 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
     options.timestamps && options.timestamps.urls.length > 0 ? options.timestamps : undefined;
   const requestTimestamp = timestamps && createTimestamper(timestamps, options.warn);
   const placeholderBytes = await signaturePlaceholderBytes(identity, timestamps?.maxTokenBytes);
+  // A document timestamp's /Contents is the token alone.
+  const documentTimestampBytes = (timestamps?.maxTokenBytes ?? 0) + 64;
   const certificateSubject = identity.subject;
   if (!(await isQpdfAvailable())) {
     options.warn?.(
@@ -210,8 +213,9 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
         : undefined,
     });
     let { file: bytes, sha256: fileHash } = sealed;
-    if (input.padesLevel === 'B-LT') {
-      const withDss = appendDss({
+    if (input.padesLevel === 'B-LT' || input.padesLevel === 'B-LTA') {
+      const sealedLength = bytes.length;
+      bytes = appendDss({
         doc,
         file: bytes,
         certificates: [
@@ -219,8 +223,19 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
           ...(stamped.value ? certificatesOfCms(stamped.value.token) : []),
         ],
       });
-      fileHash = `sha256:${sealed.hash.update(withDss.subarray(bytes.length)).digest('hex')}`;
-      bytes = withDss;
+      if (input.padesLevel === 'B-LTA') {
+        if (!requestTimestamp) throw new Error('PAdES B-LTA needs time-stamping authorities (TSA_URLS)');
+        bytes = await appendDocumentTimestamp({
+          doc,
+          file: bytes,
+          page: auditPage,
+          fieldName: `Document timestamp ${auditId}`,
+          placeholderBytes: documentTimestampBytes,
+          timestamp: async (covered) => (await requestTimestamp(covered)).token,
+        });
+      }
+      // The sealed file's hash continued over what was appended, not computed again.
+      fileHash = `sha256:${sealed.hash.update(bytes.subarray(sealedLength)).digest('hex')}`;
     }
     const pageCount = originalPageCount + 1;
     const timestamp = stamped.value;

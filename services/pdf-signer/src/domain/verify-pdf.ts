@@ -355,15 +355,18 @@ const describeAppended = (tail: Buffer): string[] => {
   const inspected = tail.subarray(0, MAX_INSPECTED_BYTES).toString('latin1');
   const found: string[] = [];
   const objects = /(\d+)\s+(\d+)\s+obj\b([\s\S]*?)\bendobj\b/g;
-  const parsed: { num: string; dict: string; hasStream: boolean }[] = [];
+  const parsed: { num: string; dict: string; hasStream: boolean; update: number }[] = [];
+  // Which update (counted by the %%EOF before it) each object belongs to.
+  const eofs: number[] = [];
+  for (let at = inspected.indexOf('%%EOF'); at >= 0; at = inspected.indexOf('%%EOF', at + 5)) eofs.push(at);
+  const docTimestampUpdates = new Set<number>();
   for (let m = objects.exec(inspected); m; m = objects.exec(inspected)) {
     const body = m[3] ?? '';
     const streamAt = body.search(/\bstream\r?\n/);
-    parsed.push({
-      num: m[1] ?? '',
-      dict: streamAt >= 0 ? body.slice(0, streamAt) : body,
-      hasStream: streamAt >= 0,
-    });
+    const dict = streamAt >= 0 ? body.slice(0, streamAt) : body;
+    const update = eofs.filter((at) => at < m.index).length;
+    if (/\/ByteRange/.test(dict) && /ETSI\.RFC3161/.test(dict)) docTimestampUpdates.add(update);
+    parsed.push({ num: m[1] ?? '', dict, hasStream: streamAt >= 0, update });
   }
   // Streams a DSS of the same update lists (certificates, OCSP answers, CRLs) are validation data too.
   const dssMembers = new Set<string>();
@@ -375,7 +378,7 @@ const describeAppended = (tail: Buffer): string[] => {
       for (const ref of (list[1] ?? '').matchAll(/(\d+)\s+\d+\s+R/g)) dssMembers.add(ref[1] ?? '');
     }
   }
-  for (const { num, dict, hasStream } of parsed) {
+  for (const { num, dict, hasStream, update } of parsed) {
     // The catalog rewritten only to point to this update's DSS counts as part of it (its other entries
     // are not compared with the earlier catalog's: a limit of this description).
     const catalogOfDss =
@@ -384,7 +387,16 @@ const describeAppended = (tail: Buffer): string[] => {
       dssMembers.has(num) || catalogOfDss
         ? 'long-term validation data (DSS)'
         : describeObject(dict, hasStream);
-    if (what && !found.includes(what)) found.push(what);
+    // An update that adds a document timestamp also adds its widget and rewrites the page's
+    // annotations and the form's fields to hold it: those count as part of it (the page's other
+    // entries are not compared with the earlier page's: a limit of this description).
+    const bookkeeping =
+      docTimestampUpdates.has(update) &&
+      (what === 'a signature field' ||
+        what === 'a page (its content or annotations)' ||
+        what === 'the form (its list of fields)' ||
+        what === 'the document catalog (its form)');
+    if (what && !bookkeeping && !found.includes(what)) found.push(what);
   }
   const sawObject = parsed.length > 0;
   if (tail.length > MAX_INSPECTED_BYTES)
