@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -86,6 +87,7 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
   let signedAuditId = '';
   let webhookId = '';
   let testEventId = '';
+  let signedPdf: Promise<ArrayBuffer> | undefined;
   const dashboardEmail = `conformance${Date.now()}@example.com`;
   const dashboardPassword = 'conformance password';
   let user: SignedInUser | undefined;
@@ -106,6 +108,7 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
             body: signForm({ file: { bytes: pdf, name: 'c.pdf' }, fields: typedSignature }),
           });
           signedAuditId = res.headers.get('x-audit-id') ?? '';
+          signedPdf = res.clone().arrayBuffer();
           return res;
         },
       },
@@ -319,6 +322,48 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
       {
         name: 'again (404)',
         send: () => fetch(`${baseUrl}/api/v1/webhooks/${webhookId}`, { method: 'DELETE', headers: key }),
+      },
+    ],
+    verifyDocument: [
+      {
+        name: 'the document signed above',
+        send: async () => {
+          const bytes = Buffer.from((await signedPdf) ?? new ArrayBuffer(0));
+          return fetch(`${baseUrl}/api/v1/verify`, {
+            method: 'POST',
+            body: signForm({ file: { bytes, name: 'c-signed.pdf' } }),
+          });
+        },
+      },
+      {
+        name: 'an unsigned PDF',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/verify`, {
+            method: 'POST',
+            body: signForm({ file: { bytes: pdf, name: 'c.pdf' } }),
+          }),
+      },
+      {
+        name: 'not a PDF (400)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/verify`, {
+            method: 'POST',
+            body: signForm({ file: { bytes: Buffer.from('plain text'), name: 'c.txt' } }),
+          }),
+      },
+    ],
+    getIssuedDocument: [
+      {
+        name: 'the document signed above, with a hash',
+        send: async () => {
+          const bytes = Buffer.from((await signedPdf) ?? new ArrayBuffer(0));
+          const hash = createHash('sha256').update(bytes).digest('hex');
+          return fetch(`${baseUrl}/api/v1/verify/${signedAuditId}?hash=sha256:${hash}`);
+        },
+      },
+      {
+        name: 'an unknown audit ID (404)',
+        send: () => fetch(`${baseUrl}/api/v1/verify/ESG-AAAA-BBBB-CCCC`),
       },
     ],
     sandboxSign: [

@@ -67,6 +67,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       AUTH_FAILURES_PER_MINUTE: '100000',
       SANDBOX_RATE_LIMIT_PER_MINUTE: '100000',
       AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '100000',
       // Plain http: the session cookie is `esign_session`, without Secure (the `__Host-` name needs https).
       SESSION_COOKIE_SECURE: 'false',
     },

@@ -251,6 +251,29 @@ describe('credentials', () => {
   });
 });
 
+describe('verification', () => {
+  it('verifies a signed PDF and checks its audit ID, without a credential', async () => {
+    const signed = await esign.signDocument({
+      file: pdf,
+      fileName: 'verify-me.pdf',
+      ...signer,
+      mode: 'type',
+      typedName: 'Ada Lovelace',
+    });
+    // The operations need no credential: the client sends none for them, so any key will do.
+    const anyone = new EsignClient({ apiKey: 'svc_live_not_a_real_key', baseUrl });
+    const report = await anyone.verifyDocument(Buffer.from(signed.bytes), {
+      fileName: 'verify-me-signed.pdf',
+    });
+    expect(report.verdict).toBe('valid');
+    expect(report.issued).toMatchObject({ exactMatch: true, document: { auditId: signed.auditId } });
+    const check = await anyone.getIssuedDocument(signed.auditId, { hash: signed.fileHash });
+    expect(check).toMatchObject({ exists: true, hashMatches: true, fileHash: signed.fileHash });
+    const unknown = await apiErrorOf(anyone.getIssuedDocument('ESG-AAAA-BBBB-CCCC'));
+    expect(unknown.status).toBe(404);
+  });
+});
+
 describe('sandboxSign', () => {
   let sandbox: EsignClient;
   beforeAll(() => {

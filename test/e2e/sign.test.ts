@@ -119,7 +119,14 @@ describe('POST /api/v1/sign', () => {
 
     const seal = await pdfSig(pdf);
     expect(seal.stdout).toContain('Signature Validation: Signature is Valid.');
-    expect(seal.stdout).toContain('Total document signed');
+    // PAdES B-LT (the default): the signed revision, then one update that only adds the DSS.
+    expect(seal.stdout).toContain('Not total document signed');
+    const signedEnd = Number(/Signed Ranges: \[0 - \d+\], \[(\d+) - (\d+)\]/.exec(seal.stdout)?.[2]);
+    const update = pdf.subarray(signedEnd).toString('latin1');
+    // Our certificate and the time-stamping authority's, each once.
+    const certRefs = /\/Type \/DSS \/Certs \[([^\]]*)\]/.exec(update)?.[1]?.match(/\d+ 0 R/g) ?? [];
+    expect(certRefs.length).toBeGreaterThanOrEqual(2);
+    expect(update.match(/%%EOF/g)).toHaveLength(1);
 
     // Default placement: the signature's top-left corner at x 50%, y 85%, 25% of the page wide.
     expectInkOnlyIn(await renderPage(pdf, 0), boxOf({ x: 50, y: 85, width: 25 }, [595, 842]));

@@ -12,3 +12,4 @@ export * from './signing';
 export * from './plans';
 export * from './account';
 export * from './webhook';
+export * from './verify';

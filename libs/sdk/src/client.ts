@@ -33,6 +33,8 @@ import type {
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookList,
+  IssuedDocumentCheck,
+  VerificationReport,
 } from './types.js';
 
 /** This SDK's version (sent in `User-Agent`). */
@@ -385,6 +387,33 @@ export class EsignClient {
   /** Emails the recipient a new link (`POST /api/v1/send/{sendId}/resend`); earlier links stop working. */
   resendSend(sendId: string, options: RequestOptions = {}): Promise<SendResent> {
     return this.requestJson('resendSend', { params: { sendId } }, options);
+  }
+
+  /**
+   * Verifies a PDF (`POST /api/v1/verify`; needs no credential): every signature in it and whether
+   * this service issued the file.
+   */
+  async verifyDocument(
+    file: FileInput,
+    options: RequestOptions & { fileName?: string } = {},
+  ): Promise<VerificationReport> {
+    const { fileName, ...rest } = options;
+    const part = await toFilePart(file, fileName);
+    const form = new FormData();
+    form.append('file', part.blob, part.fileName);
+    return this.requestJson('verifyDocument', { form }, rest);
+  }
+
+  /**
+   * Whether this service issued a document with this audit ID (`GET /api/v1/verify/{auditId}`; needs
+   * no credential); with `hash` (`sha256:<hex>`), whether a copy is exactly that document. 404 if unknown.
+   */
+  getIssuedDocument(
+    auditId: string,
+    query: { hash?: string } = {},
+    options: RequestOptions = {},
+  ): Promise<IssuedDocumentCheck> {
+    return this.requestJson('getIssuedDocument', { params: { auditId }, query }, options);
   }
 
   // ---- the core ------------------------------------------------------------------------------------

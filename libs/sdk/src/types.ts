@@ -25,6 +25,8 @@ export type GenerateTemplateRequest = Schemas['GenerateTemplateRequest'];
 export type SandboxSignRequest = Schemas['SandboxSignRequest'];
 /** Mock signing data from the sandbox. */
 export type SandboxSignResult = Schemas['SandboxSignResult'];
+export type VerificationReport = Schemas['VerificationReport'];
+export type IssuedDocumentCheck = Schemas['IssuedDocumentCheck'];
 /** The field reference of `POST /api/v1/sign`. */
 export type SignFieldReference = Schemas['SignFieldReference'];
 /** A request sent for signing (`POST /api/v1/send`). */

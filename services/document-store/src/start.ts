@@ -9,6 +9,7 @@ import { createDocumentRepository } from './db/document-repository';
 import { CONCURRENT_INDEXES } from './db/concurrent-indexes';
 import { schema } from './db/schema';
 import { findByIdempotencyKeyHandler } from './handlers/find-by-idempotency-key';
+import { findIssuedHandler } from './handlers/find-issued';
 import { getHandler } from './handlers/get';
 import { listHandler } from './handlers/list';
 import { recordHandler } from './handlers/record';
@@ -50,7 +51,7 @@ const testClock = (config: TDocumentStoreConfig): (() => Date) | undefined => {
 /**
  * Migrate the `documents` schema, make sure the JetStream event stream exists, start the outbox relay
  * and the sweeps, and serve `document.record`, `document.list`, `document.get`,
- * `document.find-by-idempotency-key` and the `signing.*` subjects (send for signing).
+ * `document.find-by-idempotency-key`, `document.find-issued` (public verification) and the `signing.*` subjects (send for signing).
  */
 export const startDocumentStore = async (
   config: TDocumentStoreConfig,
@@ -134,6 +135,7 @@ export const startDocumentStore = async (
         recordHandler({ documents, pool: database.pool, onRecorded: outboxRelay.notify, now }),
         listHandler({ documents }),
         getHandler({ documents }),
+        findIssuedHandler({ documents }),
         findByIdempotencyKeyHandler({ documents }),
         ...signingHandlers({
           pool: database.pool,

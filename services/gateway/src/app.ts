@@ -46,6 +46,9 @@ export const createApp = (deps: GatewayDeps): Express => {
   // The dashboard: one page, its views routed in the browser (#/keys, #/documents, …).
   const dashboard = loadWebPage('dashboard');
   app.get(['/dashboard', '/dashboard/'], (_req, res) => sendWebPage(res, dashboard));
+  // The public verification page; /verify/<auditId> (printed on every audit page) shows that record too.
+  const verifyPage = loadWebPage('verify');
+  app.get(['/verify', '/verify/:auditId'], (_req, res) => sendWebPage(res, verifyPage));
 
   app.use((_req, res) => sendError(res, 'not_found', 'No such endpoint'));
   app.use(errorHandler(deps.logger));

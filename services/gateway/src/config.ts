@@ -39,6 +39,8 @@ export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
+  /** POST /api/v1/verify requests per minute per client IP (public, no key). */
+  VERIFY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** Sign-in and sign-up attempts per minute per client IP (the key service also limits per email). */
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   /** Upload limit of POST /api/v1/sign (a plan's own limit applies below it). */

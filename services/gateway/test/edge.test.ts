@@ -34,6 +34,7 @@ beforeAll(async () => {
     {
       AUTH_FAILURES_PER_MINUTE: '8',
       SANDBOX_RATE_LIMIT_PER_MINUTE: '3',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '2',
       // Sandbox and auth-failure limits are per client IP: this test claims an address of its own.
       TRUST_PROXY: '1',
     },
@@ -117,6 +118,23 @@ describe('limits before authentication', () => {
     }
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     expect((await call('198.51.100.5')).status).toBe(200);
+  });
+
+  it('limits public verification per client IP, before reading the upload', async () => {
+    const call = (ip: string) => {
+      const form = new FormData();
+      // Not a PDF: refused (400) by the upload itself, so no signer is needed behind this gateway.
+      form.append('file', new Blob([new TextEncoder().encode('plain text')]), 'a.txt');
+      return fetch(`${sut.url}/api/v1/verify`, { method: 'POST', headers: from(ip), body: form });
+    };
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await call('198.51.100.6');
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    expect(statuses).toEqual([400, 400, 429, 429]);
+    expect((await call('198.51.100.7')).status).toBe(400);
   });
 });
 

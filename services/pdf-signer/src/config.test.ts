@@ -27,6 +27,20 @@ describe('pdf-signer config', () => {
     expect(() => loadPdfSignerConfig({ SIGN_WORKERS: '0' })).toThrow(/SIGN_WORKERS/);
   });
 
+  it('seals at PAdES B-LT by default; B-LTA needs TSAs; the audit page address has no trailing slash', () => {
+    const defaults = loadPdfSignerConfig({});
+    expect(defaults.PADES_LEVEL).toBe('B-LT');
+    expect(defaults.PUBLIC_BASE_URL).toBe('http://localhost:8080');
+    expect(loadPdfSignerConfig({ PUBLIC_BASE_URL: 'https://sign.example.com/' }).PUBLIC_BASE_URL).toBe(
+      'https://sign.example.com',
+    );
+    expect(() => loadPdfSignerConfig({ PADES_LEVEL: 'B-LTA' })).toThrow(/PADES_LEVEL.*TSA_URLS/s);
+    expect(loadPdfSignerConfig({ PADES_LEVEL: 'B-LTA', TSA_URLS: 'http://tsa.example' }).PADES_LEVEL).toBe(
+      'B-LTA',
+    );
+    expect(() => loadPdfSignerConfig({ PADES_LEVEL: 'B-B' })).toThrow(/PADES_LEVEL/);
+  });
+
   it('timestamps with TSA_URLS in order, off when empty except in production, where they are required', () => {
     expect(timestampSettings(loadPdfSignerConfig({}))).toBeUndefined();
     expect(timestampSettings(loadPdfSignerConfig({ TSA_URLS: ' , ' }))).toBeUndefined();

@@ -37,6 +37,24 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
      * (60 s): past it the worker is ended and replaced and the request answers invalid_argument.
      */
     SIGN_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /**
+     * The service's public address (the gateway's, as people reach it): every audit page prints
+     * `<PUBLIC_BASE_URL>/verify/<auditId>` and a QR code of it. Unset: http://localhost:8080.
+     */
+    PUBLIC_BASE_URL: z
+      .url()
+      .regex(/^https?:\/\//, 'an http(s) URL')
+      .default('http://localhost:8080')
+      .transform((url) => url.replace(/\/+$/, '')),
+    /**
+     * PAdES baseline level of every seal: `B-T` (signature + RFC 3161 timestamp) or `B-LT` (the same,
+     * then a DSS with the certificates of the signing chain and of the timestamp, in an incremental
+     * update) or `B-LTA` (then a document timestamp over the whole file, one more TSA request per
+     * signing; needs TSA_URLS).
+     */
+    PADES_LEVEL: z.enum(['B-T', 'B-LT', 'B-LTA']).default('B-LT'),
+    /** Longest the check of one uploaded file's signatures may take (ms), on the verification worker. */
+    VERIFY_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
     SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(256),
     /**
@@ -80,6 +98,13 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
         code: 'custom',
         path: ['TSA_TIMEOUT_MS'],
         message: 'TSA_TIMEOUT_MS × the number of TSA_URLS must stay below half of SIGN_JOB_BUDGET_MS',
+      });
+    }
+    if (env.PADES_LEVEL === 'B-LTA' && env.TSA_URLS.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PADES_LEVEL'],
+        message: 'B-LTA adds a document timestamp: it needs TSA_URLS',
       });
     }
     const key = env.SIGNING_KEY_PEM ?? env.SIGNING_KEY_FILE;

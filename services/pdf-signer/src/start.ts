@@ -1,12 +1,14 @@
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, connectBus, endpoint } from '@esign/bus';
-import { PdfInspect, PdfSign } from '@esign/contracts';
+import { PdfInspect, PdfSign, PdfVerify } from '@esign/contracts';
 import { createLogger, startHealthServer } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
 import { readSigningMaterial, signWorkerCount, timestampSettings } from './config';
 import type { TPdfSignerEnv } from './config';
 import { createInspectPdfHandler } from './handlers/inspect-pdf';
 import { createSignPdfHandler } from './handlers/sign-pdf';
+import { createVerifyPdfHandler } from './handlers/verify-pdf';
+import { startVerifier } from './verify/start-verifier';
 import { startSignPool } from './workers/start-sign-pool';
 
 /** A running pdf-signer. */
@@ -22,7 +24,7 @@ export interface PdfSignerService {
 
 /**
  * Start the service: the pool of signing workers (each loads fonts, key and certificate once), object storage (bucket
- * ensured), NATS endpoint `pdf.sign` in the `pdf-signer` queue group, health server. Ready when the
+ * ensured), NATS endpoints `pdf.sign` and `pdf.verify` (on a verification worker of its own) in the `pdf-signer` queue group, health server. Ready when the
  * bus is connected and the bucket answers.
  */
 export const startPdfSigner = async (
@@ -44,11 +46,32 @@ export const startPdfSigner = async (
   const bus = await connectBus({ ...busOptionsFrom(config), name: 'pdf-signer', logger });
   await bus.serve(
     [
-      endpoint(PdfSign, createSignPdfHandler({ blob, signer, maxFileBytes: config.MAX_FILE_BYTES })),
+      endpoint(
+        PdfSign,
+        createSignPdfHandler({
+          blob,
+          signer,
+          maxFileBytes: config.MAX_FILE_BYTES,
+          verifyBaseUrl: config.PUBLIC_BASE_URL,
+          padesLevel: config.PADES_LEVEL,
+        }),
+      ),
       endpoint(PdfInspect, createInspectPdfHandler({ blob, maxFileBytes: config.MAX_FILE_BYTES })),
     ],
     // Bounds memory: a burst of large documents waits here instead of being loaded all at once.
     { maxConcurrent: config.MAX_CONCURRENT_SIGNS },
+  );
+  // Public verification: its own worker thread and its own small queue, so that it never takes a
+  // signing worker or holds more than two files in memory.
+  const verifier = startVerifier({
+    budgetMs: config.VERIFY_JOB_BUDGET_MS,
+    heapMb: config.SIGN_WORKER_HEAP_MB,
+    setup: { ownFingerprint256: signer.certificateFingerprint },
+    logger,
+  });
+  await bus.serve(
+    [endpoint(PdfVerify, createVerifyPdfHandler({ blob, verifier, maxFileBytes: config.MAX_FILE_BYTES }))],
+    { maxConcurrent: 2 },
   );
   const health = await startHealthServer({
     port: config.HEALTH_PORT,
@@ -60,6 +83,7 @@ export const startPdfSigner = async (
     signWorkers: signWorkerCount(config),
     developmentCertificate: signer.developmentCertificate,
     timestampAuthorities: config.TSA_URLS.length,
+    padesLevel: config.PADES_LEVEL,
   });
   return {
     logger,
@@ -68,6 +92,7 @@ export const startPdfSigner = async (
     async stop() {
       await bus.drain();
       await signer.close();
+      await verifier.close();
       await health.close();
     },
   };

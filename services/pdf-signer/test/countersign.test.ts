@@ -1,4 +1,5 @@
-import { PDFDocument, PDFName } from 'pdf-lib';
+import { X509Certificate } from 'node:crypto';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '@esign/contracts';
 import { inkAt, makePdf, makePng, pdfInfo, pdfSig, pdfText, qpdfCheck, renderPage } from '@esign/testing';
@@ -74,6 +75,32 @@ describe('signing a document that is already signed', () => {
     for (const x of [10, 40, 70]) {
       expect(inkAt(page, { x: x + 2, y: 81, width: 16, height: 3 })).toBeGreaterThan(0);
     }
+  });
+
+  it('at PAdES B-LT, adds a DSS after each seal and every earlier signature still verifies', async () => {
+    const lt = (bytes: Buffer, name: string, x: number): SignInput => ({
+      ...input(bytes, name, x),
+      padesLevel: 'B-LT',
+    });
+    const first = await signer.sign(lt(await makePdf(), 'Alice', 10));
+    const second = await signer.sign(lt(first.bytes, 'Bob', 40));
+    // Each signature is followed by its DSS update: none covers the whole file, all verify.
+    expect(await signatures(second.bytes)).toEqual([
+      { valid: true, wholeFile: false, field: `Signature ${first.auditId}` },
+      { valid: true, wholeFile: false, field: `Signature ${second.auditId}` },
+    ]);
+    expect((await qpdfCheck(second.bytes)).ok).toBe(true);
+    expect(second.events.find((e) => e.event === 'document.sealed')?.details).toMatchObject({
+      padesLevel: 'B-LT',
+      priorSignatures: 1,
+    });
+    // The catalog's /DSS lists the signing certificate (as a stream), the first seal's entries kept.
+    const doc = await PDFDocument.load(second.bytes);
+    const dss = doc.catalog.lookup(PDFName.of('DSS'), PDFDict);
+    const certs = dss.lookup(PDFName.of('Certs'), PDFArray);
+    expect(certs.size()).toBeGreaterThanOrEqual(2);
+    const der = Buffer.from(certs.lookup(0, PDFRawStream).getContents());
+    expect(new X509Certificate(der).fingerprint256).toBe(signer.certificateFingerprint);
   });
 
   it('appends to a file whose last cross-reference section is a stream, without reusing its object numbers', async () => {

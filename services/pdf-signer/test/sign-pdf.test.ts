@@ -163,7 +163,10 @@ describe('pdf.sign', () => {
     expect((await pdfInfo(signed)).Pages).toBe('3');
     const sig = await pdfSig(signed);
     expect(sig.stdout).toContain('Signature is Valid.');
-    expect(sig.stdout).toContain('Total document signed');
+    // The service seals at PAdES B-LT by default: a DSS update follows the signature.
+    expect(sig.stdout).toContain('Not total document signed');
+    expect(reply.events[2]?.details.padesLevel).toBe('B-LT');
+    expect(signed.toString('latin1')).toMatch(/\/Type \/DSS \/Certs \[\d+ 0 R/);
     expect(sig.stdout).toContain('adbe.pkcs7.detached');
 
     const audit = (await pdfText(signed, 2)).replace(/\s+/g, ' ');

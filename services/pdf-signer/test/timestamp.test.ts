@@ -9,6 +9,7 @@ import { makePdf, makePng, pdfSig, pdfText, startTestTsa } from '@esign/testing'
 import type { TestTsa } from '@esign/testing';
 import { readDer, readDerChildren } from '../src/domain/der';
 import { encodeTimestampRequest, readTimestampResponse } from '../src/domain/request-timestamp';
+import { verifyPdf } from '../src/domain/verify-pdf';
 import { createSigner } from '../src/index';
 import type { SignInput, Signer } from '../src/index';
 import { startTestSigner } from './start-test-signer';
@@ -155,6 +156,49 @@ describe('RFC 3161 signature timestamps', () => {
         'Verification: OK',
       );
     }
+  });
+
+  it('at B-LTA, ends each seal with a document timestamp over the whole file; every signature stays valid', async () => {
+    const lta = (bytes: Buffer, name: string, x: number): SignInput => ({
+      ...input(bytes, name, x),
+      padesLevel: 'B-LTA',
+    });
+    const first = await signer.sign(lta(await makePdf({ pages: 1 }), 'Alice', 10));
+    const second = await signer.sign(lta(first.bytes, 'Bob', 40));
+    const pdf = second.bytes;
+    // Both CMS signatures verify for pdfsig (this poppler cannot validate document timestamps itself).
+    const report = (await pdfSig(pdf)).stdout;
+    expect(report.match(/Signature Type: adbe\.pkcs7\.detached[\s\S]*?Signature is Valid\./g)).toHaveLength(
+      2,
+    );
+    expect(report).toContain('Document timestamp');
+    // Each document timestamp: a token over SHA-256 of exactly the bytes its /ByteRange names.
+    const text = pdf.toString('latin1');
+    const stamps = [...text.matchAll(/\/SubFilter \/ETSI\.RFC3161 \/ByteRange \[0 (\d+) (\d+) (\d+)\s*\]/g)];
+    expect(stamps).toHaveLength(2);
+    for (const m of stamps) {
+      const [start, end, rest] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      const der = Buffer.from(text.slice(start + 1, end - 1), 'hex');
+      const token = der.subarray(0, readDer(der, 0).end);
+      const covered = Buffer.concat([pdf.subarray(0, start), pdf.subarray(end, end + rest)]);
+      expect(await opensslVerify(token, sha256(covered), tsa.caCertFile)).toContain('Verification: OK');
+    }
+    // The last one covers the whole file.
+    const last = stamps.at(-1);
+    expect(Number(last?.[2]) + Number(last?.[3])).toBe(pdf.length);
+    expect(second.fileHash).toBe(`sha256:${sha256(pdf).toString('hex')}`);
+    // Our verifier: four valid signatures, and after each CMS seal only validation data and a timestamp.
+    const verified = verifyPdf(pdf);
+    expect(verified.signatures.map((sig) => [sig.type, sig.cryptographicallyValid])).toEqual([
+      ['signature', true],
+      ['document-timestamp', true],
+      ['signature', true],
+      ['document-timestamp', true],
+    ]);
+    expect(verified.signatures[2]?.changesAfter).toEqual([
+      'long-term validation data (DSS)',
+      'a document timestamp',
+    ]);
   });
 
   it('refuses a token larger than the room reserved for it, rather than write a broken signature', async () => {

@@ -258,6 +258,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Verify a signed PDF (public)
+     * @description Anyone may check a PDF, without a key: every digital signature in it (signer, signing time, certificate, whether the CMS signature and the digest of the signed bytes verify, whether it covers the whole file or what was appended after it, its RFC 3161 timestamp) and whether the file is one this service issued (its SHA-256 in our records, with the audit ID and signing time; the signer masked). Trust in a certificate is the verifier's call: the report says which certificate signed and whether it is this service's. Rate-limited per client IP.
+     */
+    post: operations['verifyDocument'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/verify/{auditId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Check an audit ID (public)
+     * @description Whether this service issued a document with this audit ID, when it was signed and the SHA-256 of the file it issued; with ?hash=sha256:<hex>, whether a copy someone holds is exactly that file. No key needed; the signer is masked. Unknown audit ID: 404.
+     */
+    get: operations['getIssuedDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/sign-up': {
     parameters: {
       query?: never;
@@ -1592,6 +1632,87 @@ export interface components {
     SignInLinkRedeem: {
       /** @example q2yQf1l7kq0c9m0Xo3V7i8p4e1M6b5n2k7h0d9s4a3w */
       token: string;
+    };
+    IssuedDocument: {
+      auditId: string;
+      /** Format: date-time */
+      signedAt: string;
+      fileHash: string;
+      signerName: string;
+      signerEmail: string;
+      pageCount: number;
+    };
+    VerificationReport: {
+      /**
+       * @description valid: every signature verifies and the last covers the whole file; modified: they verify, but the file was changed after the last one; invalid: a signature does not verify (or the file is damaged); unsigned: no signature
+       * @enum {string}
+       */
+      verdict: 'valid' | 'modified' | 'invalid' | 'unsigned';
+      /** @description The verdict in one plain sentence */
+      summary: string;
+      file: {
+        name: string;
+        size: number;
+        sha256: string;
+      };
+      issued: {
+        /** @description The file's SHA-256 is the one we recorded for a document we issued */
+        exactMatch: boolean;
+        /** @description The document we issued: the one this file is exactly, else the one a signature of it signed (the file was changed after we issued it); null when we issued neither */
+        document: components['schemas']['IssuedDocument'] | null;
+      };
+      signatures: {
+        index: number;
+        /** @enum {string} */
+        type: 'signature' | 'document-timestamp';
+        subFilter: string | null;
+        signer: string | null;
+        signingTime: string | null;
+        certificate: {
+          subject: string;
+          issuer: string;
+          serialNumber: string;
+          /** Format: date-time */
+          validFrom: string;
+          /** Format: date-time */
+          validTo: string;
+          fingerprint256: string;
+          selfSigned: boolean;
+        } | null;
+        sealedByThisService: boolean;
+        cryptographicallyValid: boolean;
+        digestMatches: boolean;
+        signatureVerifies: boolean;
+        coversWholeFile: boolean;
+        signedBytes: number;
+        revisionHash: string | null;
+        updatesAfter: number;
+        changesAfter: string[];
+        timestamp: {
+          time: string | null;
+          authority: string | null;
+          signatureValid: boolean;
+          imprintMatches: boolean;
+          problems: string[];
+        } | null;
+        problems: string[];
+        /** @description Audit ID of the first document we issued that holds this signature: a revision of this file (the signed one, or it with the DSS we added after it) is exactly that document */
+        issuedAuditId: string | null;
+      }[];
+      problems: string[];
+    };
+    IssuedDocumentCheck: {
+      auditId: string;
+      /** Format: date-time */
+      signedAt: string;
+      fileHash: string;
+      signerName: string;
+      signerEmail: string;
+      pageCount: number;
+      /** @constant */
+      exists: true;
+      /** @description With ?hash=: the hash is the one we issued; null without it */
+      hashMatches: boolean | null;
     };
     SendResult: {
       /** @example send_4f7Qm2XkT9bLw8RzNc3Ya6Ud */
@@ -3263,6 +3384,176 @@ export interface operations {
       };
       /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  verifyDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description The PDF to verify; the type is taken from the content
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The verification report */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VerificationReport'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The upload exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getIssuedDocument: {
+    parameters: {
+      query?: {
+        /** @description sha256:<hex> of a copy: whether it is exactly the document issued */
+        hash?: string;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description The audit ID printed on the audit page
+         * @example ESG-7KQ2-M4XP-9D3F
+         */
+        auditId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The issued document */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IssuedDocumentCheck'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -147,6 +147,22 @@ export const OPERATIONS = {
     requestType: null,
     successType: 'application/json',
   },
+  verifyDocument: {
+    method: 'POST',
+    path: '/api/v1/verify',
+    idempotent: false,
+    security: null,
+    requestType: 'multipart/form-data',
+    successType: 'application/json',
+  },
+  getIssuedDocument: {
+    method: 'GET',
+    path: '/api/v1/verify/{auditId}',
+    idempotent: false,
+    security: null,
+    requestType: null,
+    successType: 'application/json',
+  },
   sendForSigning: {
     method: 'POST',
     path: '/api/v1/send',

@@ -10,4 +10,8 @@ export const CONCURRENT_INDEXES: readonly TConcurrentIndex[] = [
     name: 'documents_file_name_trgm_idx',
     sql: 'CREATE INDEX CONCURRENTLY IF NOT EXISTS "documents_file_name_trgm_idx" ON "documents"."documents" USING gin ("file_name" gin_trgm_ops)',
   },
+  {
+    name: 'documents_file_hash_idx',
+    sql: 'CREATE INDEX CONCURRENTLY IF NOT EXISTS "documents_file_hash_idx" ON "documents"."documents" USING btree ("file_hash")',
+  },
 ];

@@ -1,5 +1,5 @@
 import type { TStoredAuditEvent } from '@esign/contracts';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
 import {
@@ -35,6 +35,15 @@ export interface DocumentRepository {
   }): Promise<{ document: TDocumentRow; auditLog: TStoredAuditEvent[] } | undefined>;
   /** The document an account's Idempotency-Key produced. */
   findByIdempotencyKey(options: { accountId: string; key: string }): Promise<TDocumentRow | undefined>;
+  /**
+   * Public verification, across accounts: the documents with this audit ID, or whose signed file's
+   * SHA-256 is one of `fileHashes`. The only read not scoped by account (callers mask what they return).
+   */
+  findIssued(
+    by: { auditId: string } | { fileHashes: readonly string[] },
+  ): Promise<
+    Pick<TDocumentRow, 'auditId' | 'signedAt' | 'fileHash' | 'signerName' | 'signerEmail' | 'pageCount'>[]
+  >;
 }
 
 /**
@@ -61,6 +70,22 @@ export const createDocumentRepository = ({
       .where(and(eq(documents.accountId, accountId), eq(documents.idempotencyKey, key)));
     return document;
   },
+
+  findIssued: (by) =>
+    db
+      .select({
+        auditId: documents.auditId,
+        signedAt: documents.signedAt,
+        fileHash: documents.fileHash,
+        signerName: documents.signerName,
+        signerEmail: documents.signerEmail,
+        pageCount: documents.pageCount,
+      })
+      .from(documents)
+      .where(
+        'auditId' in by ? eq(documents.auditId, by.auditId) : inArray(documents.fileHash, [...by.fileHashes]),
+      )
+      .limit(64),
 
   async findDocument({ accountId, auditId }) {
     const [document] = await db

@@ -59,6 +59,8 @@ export const documents = documentsSchema.table(
     index('documents_file_name_trgm_idx')
       .using('gin', sql`${t.fileName} gin_trgm_ops`)
       .concurrently(),
+    // Public verification looks a file up by its SHA-256 (any account). Built CONCURRENTLY too.
+    index('documents_file_hash_idx').on(t.fileHash).concurrently(),
   ],
 );
 

@@ -20,7 +20,7 @@ import {
  * another (`X-Audit-Id` and `auditId` both normalise to `auditid`) is stored in a collection variable
  * of the parameter's name, which that parameter then uses (`{{auditId}}`). Only operations under the
  * same security scheme carry values to each other (a sandbox audit ID means nothing to a live
- * endpoint). Folders and requests are ordered so that a value is produced before it is used.
+ * endpoint), and the collection's main scheme into public operations (a public check of an audit ID). Folders and requests are ordered so that a value is produced before it is used.
  */
 
 export const POSTMAN_COLLECTION_SCHEMA =
@@ -532,7 +532,7 @@ const testsOf = (
 const negativeOf = (reads: readonly ReadOperation[]): RequestPlan | undefined => {
   for (const read of reads) {
     const param = read.op.parameters.find((p) => p.in === 'path');
-    if (param && read.op.responses['404'] && read.scheme) {
+    if (param && read.op.responses['404']) {
       return {
         read,
         overrides: { [param.name]: unknownValueLike(param.example ?? param.schema?.example) },
@@ -585,7 +585,13 @@ export const buildPostmanCollection = (
     }
   }
 
-  // Which parameters a value can be carried into, and which operations produce it (same scheme only).
+  // Collection auth: the scheme most operations take; a folder whose operations all take another has its own.
+  const counts = new Map<string, number>();
+  for (const r of reads) if (r.scheme) counts.set(r.scheme, (counts.get(r.scheme) ?? 0) + 1);
+  const collectionScheme = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+
+  // Which parameters a value can be carried into, and which operations produce it: the same scheme, or
+  // into a public operation (no scheme) from the collection's main scheme (a public check of an audit ID).
   const carriesOf = new Map<ReadOperation, Carry[]>();
   const carriedInto = new Map<ReadOperation, Map<string, string>>();
   /** Which producers each consumer takes values from. */
@@ -595,7 +601,10 @@ export const buildPostmanCollection = (
     const wanted = new Map(fillableParameters(consumer.op).map((p) => [normalise(p.name), p.name]));
     const offers = new Map<string, { producer: ReadOperation; carry: Carry }[]>();
     for (const producer of reads) {
-      if (producer === consumer || producer.scheme !== consumer.scheme || !consumer.scheme) continue;
+      const carries = consumer.scheme
+        ? producer.scheme === consumer.scheme
+        : producer.scheme !== undefined && producer.scheme === collectionScheme;
+      if (producer === consumer || !carries) continue;
       for (const carry of producedBy(producer, wanted, resolve)) {
         offers.set(carry.variable, [...(offers.get(carry.variable) ?? []), { producer, carry }]);
       }
@@ -648,10 +657,6 @@ export const buildPostmanCollection = (
     (a, b) => a.reads.some((ra) => b.reads.some((rb) => a !== b && needs(ra, rb))),
   );
 
-  // Collection auth: the scheme most operations take; a folder whose operations all take another has its own.
-  const counts = new Map<string, number>();
-  for (const r of reads) if (r.scheme) counts.set(r.scheme, (counts.get(r.scheme) ?? 0) + 1);
-  const collectionScheme = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
   const variables = new Map<string, string>();
 
   const item = folders.map(({ tag, reads: folderReads }): PostmanFolder => {

@@ -9,6 +9,7 @@ import {
 } from './account';
 import { getDocumentOperation, listDocumentsOperation } from './documents';
 import { sandboxSignOperation } from './sandbox';
+import { checkIssuedDocumentOperation, verifyDocumentOperation } from './verify';
 import { signDocumentOperation, signReferenceOperation } from './sign';
 import {
   cancelSendOperation,
@@ -66,6 +67,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   sendTestWebhookOperation,
   replayWebhookEventOperation,
   deleteWebhookOperation,
+  verifyDocumentOperation,
+  checkIssuedDocumentOperation,
   signUpOperation,
   signInOperation,
   requestSignInLinkOperation,

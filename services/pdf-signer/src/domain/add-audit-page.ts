@@ -1,8 +1,10 @@
+import { PDFName } from 'pdf-lib';
 import type { PDFDocument, PDFPage } from 'pdf-lib';
 import type { TSigner } from '@esign/contracts';
 import type { FontLibrary } from './font-library';
 import { cleanText, estimateClusterAdvance, graphemeClusters, layoutLine } from './layout-text';
 import { createPageContent, HELVETICA, HELVETICA_BOLD } from './page-content';
+import { qrImage, qrMatrix } from './qr-code';
 import { standardFontMetrics } from './standard-font-metrics';
 import type { StandardFontMetrics } from './standard-font-metrics';
 import { wrapText } from './wrap-text';
@@ -30,6 +32,8 @@ export interface AuditFacts {
    * page and metadata are signed, and the timestamp is made over that signature, after them.
    */
   readonly timestamped: boolean;
+  /** Where anyone can check this document (printed, and as a QR code); none when not configured. */
+  readonly verifyUrl?: string;
 }
 
 /** What the audit page and metadata say about the signature timestamp. */
@@ -49,6 +53,10 @@ const MAX_VALUE_CHARS = 600;
 const MAX_VALUE_LINES = 6;
 const HELVETICA_ASCENT = 0.718;
 const HELVETICA_DESCENT = -0.207;
+
+/** Side of the QR code of the verification address (points, quiet zone not included): 2.8 cm. */
+const QR_SIDE = 80;
+const QR_MIN_BOTTOM = 24;
 
 const MODE_NAMES = { draw: 'drawn', type: 'typed', upload: 'uploaded image' } as const;
 
@@ -270,8 +278,37 @@ export const addAuditPage = (options: {
   paragraph(
     `The same data is embedded in the document information and XMP metadata under audit ID ${facts.auditId}.`,
     9,
-    0,
+    facts.verifyUrl ? 6 : 0,
   );
+  if (facts.verifyUrl) {
+    paragraph(
+      '3. Or check it online: open the address below (or scan the code) and drop the file on the page. ' +
+        'It says whether the file is exactly the one issued, and checks every signature in it.',
+      9,
+      4,
+      true,
+    );
+    content.push('0 0 0 rg');
+    paragraph(facts.verifyUrl, 10, 6);
+    // The code under the address; at the foot of the page if the text left it no room.
+    const side = QR_SIDE;
+    const bottom = Math.max(QR_MIN_BOTTOM, y - side);
+    const image = qrImage(qrMatrix(facts.verifyUrl));
+    const ref = doc.context.register(
+      doc.context.stream(image.bytes, {
+        Type: 'XObject',
+        Subtype: 'Image',
+        Width: image.width,
+        Height: image.height,
+        ColorSpace: 'DeviceGray',
+        BitsPerComponent: 1,
+        Interpolate: false,
+      }),
+    );
+    page.node.setXObject(PDFName.of('VerifyQr'), ref);
+    content.push(`q ${side} 0 0 ${side} ${MARGIN} ${bottom} cm /VerifyQr Do Q`);
+    y = bottom;
+  }
   content.commit();
   return page;
 };

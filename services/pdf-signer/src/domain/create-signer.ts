@@ -2,6 +2,7 @@ import { createHash, webcrypto } from 'node:crypto';
 import { newAuditId, ServiceError } from '@esign/contracts';
 import type { TAuditEvent, TDocumentKind, TPosition, TSignature, TSigner } from '@esign/contracts';
 import { addAuditPage } from './add-audit-page';
+import { appendDocumentTimestamp, appendDss, certificatesOfCms } from './append-dss';
 import type { AuditFacts } from './add-audit-page';
 import { convertImageToPdf } from './convert-image-to-pdf';
 import { loadFontLibrary } from './font-library';
@@ -49,7 +50,21 @@ export interface SignInput {
   readonly receivedAt: string;
   /** Use this audit ID instead of a new one (tests, replays). */
   readonly auditId?: string;
+  /**
+   * Public base URL of the service (no trailing slash): the audit page prints
+   * `<verifyBaseUrl>/verify/<auditId>` and a QR code of it. Without it, neither.
+   */
+  readonly verifyBaseUrl?: string;
+  /**
+   * `B-LT`: after the signature, an incremental update adds a DSS with the certificates of the signing
+   * chain and of the timestamp (PAdES B-LT); `B-LTA`: then a document timestamp over the whole file in
+   * one more update (needs timestamps on). Default `B-T`: the signature and its timestamp only.
+   */
+  readonly padesLevel?: TPadesLevel;
 }
+
+/** PAdES baseline levels this signer writes. */
+export type TPadesLevel = 'B-T' | 'B-LT' | 'B-LTA';
 
 /** The signed PDF and the facts about it. */
 export interface SignResult {
@@ -69,6 +84,10 @@ export interface SignResult {
   /** The signature's RFC 3161 timestamp (absent when time-stamping is off). */
   readonly timestamp?: Omit<SignatureTimestamp, 'token'>;
 }
+
+/** The public verification page of a document. */
+export const verifyUrlFor = (baseUrl: string, auditId: string): string =>
+  `${baseUrl.replace(/\/+$/, '')}/verify/${auditId}`;
 
 /** Signs documents in-process: the same code the `pdf.sign` handler runs. */
 export interface Signer {
@@ -102,6 +121,8 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
     options.timestamps && options.timestamps.urls.length > 0 ? options.timestamps : undefined;
   const requestTimestamp = timestamps && createTimestamper(timestamps, options.warn);
   const placeholderBytes = await signaturePlaceholderBytes(identity, timestamps?.maxTokenBytes);
+  // A document timestamp's /Contents is the token alone.
+  const documentTimestampBytes = (timestamps?.maxTokenBytes ?? 0) + 64;
   const certificateSubject = identity.subject;
   if (!(await isQpdfAvailable())) {
     options.warn?.(
@@ -166,6 +187,7 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
       originalPageCount,
       certificate: { subject: certificateSubject, fingerprint256: identity.fingerprint256 },
       timestamped: requestTimestamp !== undefined,
+      ...(input.verifyBaseUrl ? { verifyUrl: verifyUrlFor(input.verifyBaseUrl, auditId) } : {}),
     };
     const auditPage = addAuditPage({ doc, facts, library, fonts });
     writeAuditMetadata(doc, facts);
@@ -190,7 +212,31 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
           }
         : undefined,
     });
-    const { file: bytes, sha256: fileHash } = sealed;
+    let { file: bytes, sha256: fileHash } = sealed;
+    if (input.padesLevel === 'B-LT' || input.padesLevel === 'B-LTA') {
+      const sealedLength = bytes.length;
+      bytes = appendDss({
+        doc,
+        file: bytes,
+        certificates: [
+          ...identity.certificates,
+          ...(stamped.value ? certificatesOfCms(stamped.value.token) : []),
+        ],
+      });
+      if (input.padesLevel === 'B-LTA') {
+        if (!requestTimestamp) throw new Error('PAdES B-LTA needs time-stamping authorities (TSA_URLS)');
+        bytes = await appendDocumentTimestamp({
+          doc,
+          file: bytes,
+          page: auditPage,
+          fieldName: `Document timestamp ${auditId}`,
+          placeholderBytes: documentTimestampBytes,
+          timestamp: async (covered) => (await requestTimestamp(covered)).token,
+        });
+      }
+      // The sealed file's hash continued over what was appended, not computed again.
+      fileHash = `sha256:${sealed.hash.update(bytes.subarray(sealedLength)).digest('hex')}`;
+    }
     const pageCount = originalPageCount + 1;
     const timestamp = stamped.value;
     return {
@@ -225,6 +271,7 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
             pageCount,
             // Earlier digital signatures kept intact (the document was sealed as an incremental update).
             priorSignatures,
+            padesLevel: input.padesLevel ?? 'B-T',
             // The RFC 3161 timestamp embedded in the signature: the TSA's time and who it is.
             ...(timestamp
               ? {

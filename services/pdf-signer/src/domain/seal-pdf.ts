@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { PDFName, PDFNumber } from 'pdf-lib';
 import type { PDFDocument, PDFPage } from 'pdf-lib';
 import { buildCmsSignature } from './build-cms-signature';
@@ -32,6 +33,8 @@ export const signaturePlaceholderBytes = async (
 export interface SealedPdf {
   readonly file: Buffer;
   readonly sha256: string;
+  /** SHA-256 over `file` so far, not finished: for bytes appended after it (the DSS update). */
+  readonly hash: Hash;
 }
 
 /**
@@ -126,6 +129,7 @@ export const sealPdf = async (options: {
   });
   if (cms.length > placeholderBytes) throw new Error('CMS signature does not fit its placeholder');
   file.write(cms.toString('hex'), contentsStart + 1, 'latin1');
-  const sha256 = covered.update(file.subarray(contentsStart)).digest('hex');
-  return { file, sha256: `sha256:${sha256}` };
+  const whole = covered.update(file.subarray(contentsStart));
+  const sha256 = whole.copy().digest('hex');
+  return { file, sha256: `sha256:${sha256}`, hash: whole };
 };

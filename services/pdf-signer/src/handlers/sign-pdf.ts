@@ -3,7 +3,7 @@ import type { PdfSign } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
 import { isMissingObject, isTooLarge, UPLOAD_PREFIX } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
-import type { Signer } from '../domain/create-signer';
+import type { Signer, TPadesLevel } from '../domain/create-signer';
 
 /** Where signed PDFs are kept. */
 export const signedKeyFor = (accountId: string, auditId: string): string =>
@@ -16,7 +16,15 @@ const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10)
  * `signed/<accountId>/<auditId>.pdf`, and delete the upload whatever happened.
  */
 export const createSignPdfHandler =
-  (deps: { blob: BlobStore; signer: Signer; maxFileBytes: number }): RequestHandler<typeof PdfSign> =>
+  (deps: {
+    blob: BlobStore;
+    signer: Signer;
+    maxFileBytes: number;
+    /** PUBLIC_BASE_URL: the audit page prints the document's verification address under it. */
+    verifyBaseUrl?: string;
+    /** PADES_LEVEL (default B-T here; the service's configuration defaults to B-LT). */
+    padesLevel?: TPadesLevel;
+  }): RequestHandler<typeof PdfSign> =>
   async (request, ctx) => {
     const { blob, signer, maxFileBytes } = deps;
     // Only short-lived uploads may be read and deleted here: a key elsewhere could name a signed document.
@@ -49,6 +57,8 @@ export const createSignPdfHandler =
         receivedAt: request.receivedAt,
         // A reserved audit ID (a signing request's) when the caller has one.
         ...(request.auditId === undefined ? {} : { auditId: request.auditId }),
+        ...(deps.verifyBaseUrl ? { verifyBaseUrl: deps.verifyBaseUrl } : {}),
+        ...(deps.padesLevel ? { padesLevel: deps.padesLevel } : {}),
       });
       const signedKey = signedKeyFor(request.accountId, result.auditId);
       await blob.put(signedKey, result.bytes, { contentType: 'application/pdf' });

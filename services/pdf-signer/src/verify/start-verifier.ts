@@ -1,0 +1,148 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ServiceError } from '@esign/contracts';
+import type { TPdfVerifyReply } from '@esign/contracts';
+import type { Logger } from '@esign/telemetry';
+import type { VerifyPdfOptions } from '../domain/verify-pdf';
+import { transferableBytes } from '../workers/sign-job';
+
+export type VerifyWorkerSetup = VerifyPdfOptions;
+export interface VerifyJob {
+  readonly id: number;
+  readonly bytes: ArrayBuffer;
+}
+export type VerifyReply =
+  | { readonly id: number; readonly ok: true; readonly report: TPdfVerifyReply }
+  | { readonly id: number; readonly ok: false; readonly message: string };
+
+/** Checks PDFs' signatures on its own worker thread, one file at a time. */
+export interface Verifier {
+  verify(bytes: Buffer): Promise<TPdfVerifyReply>;
+  close(): Promise<void>;
+}
+
+const WORKER_URL = new URL('./verify-worker.ts', import.meta.url);
+
+/**
+ * The worker's code: compiled JavaScript as it is; source through tsx's loader, registered by a
+ * two-line bootstrap (Node 20 workers do not take `--import`), as the signing pool does.
+ */
+const workerSource = (): { source: string | URL; eval: boolean } => {
+  if (!WORKER_URL.pathname.endsWith('.ts')) return { source: WORKER_URL, eval: false };
+  const require = createRequire(import.meta.url);
+  const manifestPath = require.resolve('tsx/package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    exports: Record<string, { import?: { default?: string } } | string>;
+  };
+  const entry = manifest.exports['./esm/api'];
+  const api = typeof entry === 'object' ? entry.import?.default : undefined;
+  if (!api) throw new Error('tsx: no ESM entry for tsx/esm/api');
+  const apiUrl = pathToFileURL(join(dirname(manifestPath), api)).href;
+  return {
+    source:
+      `import(${JSON.stringify(apiUrl)})` +
+      `.then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`,
+    eval: true,
+  };
+};
+
+/**
+ * One verification worker (started on first use), with a budget per file: a file still being checked
+ * after `budgetMs` ends the worker (answering `invalid_argument`) and the next file gets a new one.
+ * Files wait in arrival order. The work is linear in the file (hashing its signed ranges once per
+ * signature, at most 50 signatures, at most 1 MB of appended bytes described per signature).
+ */
+export const startVerifier = (options: {
+  budgetMs: number;
+  heapMb: number;
+  setup: VerifyWorkerSetup;
+  logger: Logger;
+}): Verifier => {
+  const { source, eval: evalSource } = workerSource();
+  let worker: Worker | undefined;
+  let ready: Promise<Worker> | undefined;
+  let nextId = 1;
+  let chain: Promise<unknown> = Promise.resolve();
+  let closing = false;
+
+  const start = (): Promise<Worker> => {
+    ready ??= new Promise<Worker>((resolve, reject) => {
+      const w = new Worker(source, {
+        eval: evalSource,
+        workerData: options.setup,
+        execArgv: [],
+        resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+      });
+      w.once('message', () => resolve(w));
+      w.once('error', reject);
+      w.once('exit', () => {
+        if (worker === w) worker = undefined;
+        ready = undefined;
+        reject(new Error('verification worker exited during start-up'));
+      });
+      worker = w;
+    });
+    return ready;
+  };
+
+  const run = async (bytes: Buffer): Promise<TPdfVerifyReply> => {
+    if (closing) throw new ServiceError('unavailable', 'the verifier is shutting down');
+    const w = await start();
+    const id = nextId++;
+    const copy = transferableBytes(bytes);
+    return new Promise<TPdfVerifyReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        cleanup();
+        options.logger.warn('verification over its budget: worker ended', { budgetMs: options.budgetMs });
+        void w.terminate();
+        reject(
+          new ServiceError(
+            'invalid_argument',
+            `file: the document is too complex to verify within ${options.budgetMs} ms`,
+            'file',
+          ),
+        );
+      }, options.budgetMs);
+      const onMessage = (reply: VerifyReply) => {
+        if (reply.id !== id) return;
+        cleanup();
+        if (reply.ok) resolve(reply.report);
+        else reject(new Error(`verification failed: ${reply.message}`));
+      };
+      const onExit = (code: number) => {
+        cleanup();
+        reject(
+          new ServiceError(
+            'invalid_argument',
+            `file: the document needs more memory to verify than the verifier allows (exit ${code})`,
+            'file',
+          ),
+        );
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        w.off('message', onMessage);
+        w.off('exit', onExit);
+      };
+      w.on('message', onMessage);
+      w.once('exit', onExit);
+      const job: VerifyJob = { id, bytes: copy };
+      w.postMessage(job, [copy]);
+    });
+  };
+
+  return {
+    verify(bytes) {
+      const result = chain.then(() => run(bytes));
+      chain = result.catch(() => undefined);
+      return result;
+    },
+    async close() {
+      closing = true;
+      await worker?.terminate();
+    },
+  };
+};
