@@ -37,6 +37,11 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
      * (60 s): past it the worker is ended and replaced and the request answers invalid_argument.
      */
     SIGN_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    /**
+     * On SIGTERM, how long the signer may take to finish what it holds: longer than one job's budget,
+     * so that a document being signed is finished, not cut (the shared default is 20 s).
+     */
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(40_000),
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
     SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(256),
     /**
@@ -80,6 +85,14 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
         code: 'custom',
         path: ['TSA_TIMEOUT_MS'],
         message: 'TSA_TIMEOUT_MS × the number of TSA_URLS must stay below half of SIGN_JOB_BUDGET_MS',
+      });
+    }
+    if (env.SHUTDOWN_GRACE_MS <= env.SIGN_JOB_BUDGET_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SHUTDOWN_GRACE_MS'],
+        message:
+          'must be longer than SIGN_JOB_BUDGET_MS: a document being signed at SIGTERM is finished first',
       });
     }
     const key = env.SIGNING_KEY_PEM ?? env.SIGNING_KEY_FILE;
