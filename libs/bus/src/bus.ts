@@ -165,10 +165,14 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
     for await (const status of nc.status()) {
       if (status.type === NatsEvents.Disconnect) {
         connected = false;
-        logger.warn('message bus disconnected; reconnecting', { server: String(status.data) });
+        logger.warn('message bus disconnected; reconnecting', {
+          server: typeof status.data === 'string' ? status.data : undefined,
+        });
       } else if (status.type === NatsEvents.Reconnect) {
         connected = true;
-        logger.info('message bus reconnected', { server: String(status.data) });
+        logger.info('message bus reconnected', {
+          server: typeof status.data === 'string' ? status.data : undefined,
+        });
       }
     }
   })();
