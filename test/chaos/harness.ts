@@ -29,6 +29,20 @@ export interface ScenarioContext {
   sleep(ms: number): Promise<void>;
   /** kill -9 of a process (one of a service's pids). */
   kill9(pid: number): void;
+  /** SIGTERM to a process; resolves with the ms until it exited (its drain time). */
+  terminate(pid: number): Promise<number>;
+  /** Remember this moment under a name, for the scenario's own check. */
+  mark(name: string): void;
+  /** A figure for the report (drain times and the like). */
+  note(text: string): void;
+}
+
+/** What the scenario's own check sees: every answer of the burst and the moments it marked. */
+export interface CheckInput {
+  readonly answers: readonly Answer[];
+  readonly marks: ReadonlyMap<string, number>;
+  /** 200s per second before the fault and while it lasted. */
+  readonly okRate: { readonly before: number; readonly during: number };
 }
 
 export interface Scenario {
@@ -37,6 +51,8 @@ export interface Scenario {
   readonly replicas?: Partial<Record<'pdf-signer' | 'document-store' | 'key', number>>;
   /** Inject the fault and undo it (restart, start again); resolves when the fault is lifted. */
   inject(ctx: ScenarioContext): Promise<void>;
+  /** Problems of this scenario's own (beyond the audit every scenario gets). */
+  check?(input: CheckInput): string[];
 }
 
 export interface LoadOptions {
@@ -57,8 +73,11 @@ export interface LoadOptions {
   readonly answerBoundMs?: number;
 }
 
-interface Answer {
+export interface Answer {
   readonly key: string;
+  /** When it was sent and answered (performance.now()). */
+  readonly startedAt: number;
+  readonly endedAt: number;
   status: number | 'reset' | 'hang';
   auditId?: string;
   fileHash?: string;
@@ -80,6 +99,12 @@ export interface Report {
   readonly orphans: number;
   readonly recoveryMs: number | undefined;
   readonly retried: number;
+  /** Median and longest answer time of the burst's 200s / of every answer (ms). */
+  readonly okP50Ms: number | undefined;
+  readonly slowestMs: number;
+  /** 200s per second before the fault and while it lasted. */
+  readonly okRate: { readonly before: number; readonly during: number };
+  readonly notes: string[];
   readonly problems: string[];
   readonly holds: boolean;
 }
@@ -123,7 +148,10 @@ const post = (
   new Promise((resolve) => {
     const url = new URL(`${gatewayUrl}/api/v1/sign`);
     const started = performance.now();
-    const done = (a: Omit<Answer, 'key' | 'ms'>) => resolve({ key, ms: performance.now() - started, ...a });
+    const done = (a: Omit<Answer, 'key' | 'ms' | 'startedAt' | 'endedAt'>) => {
+      const endedAt = performance.now();
+      resolve({ key, ms: endedAt - started, startedAt: started, endedAt, ...a });
+    };
     const req = request(
       {
         host: url.hostname,
@@ -254,6 +282,8 @@ export const runScenario = async (
     let liftedAt = 0;
     let recoveryMs: number | undefined;
     let triggerFault: () => void = () => undefined;
+    const marks = new Map<string, number>();
+    const notes: string[] = [];
     const faultTriggered = new Promise<void>((r) => (triggerFault = r));
     const fault = (async () => {
       await faultTriggered;
@@ -264,6 +294,25 @@ export const runScenario = async (
         stack: running,
         sleep,
         kill9: (pid) => process.kill(pid, 'SIGKILL'),
+        terminate: async (pid) => {
+          const sent = performance.now();
+          process.kill(pid, 'SIGTERM');
+          for (;;) {
+            await sleep(10);
+            try {
+              process.kill(pid, 0);
+            } catch {
+              return performance.now() - sent;
+            }
+            if (performance.now() - sent > 120_000)
+              throw new Error(`process ${pid} still running 120 s after SIGTERM`);
+          }
+        },
+        mark: (name) => marks.set(name, performance.now()),
+        note: (text) => {
+          notes.push(text);
+          log(`${scenario.name}: ${text}`);
+        },
       });
       liftedAt = performance.now();
       faultLifted = true;
@@ -298,6 +347,16 @@ export const runScenario = async (
     const burstMs = performance.now() - burstStarted;
 
     if (recoveryMs === undefined) problems.push('no 200 within 60 s of the fault being lifted');
+    const okBetween = (from: number, to: number) =>
+      to > from
+        ? answers.filter((a) => a.status === 200 && a.endedAt >= from && a.endedAt < to).length /
+          ((to - from) / 1000)
+        : 0;
+    const okRate = {
+      before: okBetween(burstStarted, faultStartedAt),
+      during: okBetween(faultStartedAt, liftedAt),
+    };
+    problems.push(...(scenario.check?.({ answers, marks, okRate }) ?? []));
 
     // Audit phase: retry every failed request with its own Idempotency-Key until it succeeds.
     const retries = new Map<string, Answer>();
@@ -417,6 +476,10 @@ export const runScenario = async (
 
     const byStatus = Object.fromEntries(countBy(answers, (a) => String(a.status)));
     const slowest = Math.max(0, ...answers.filter((a) => a.status !== 200).map((a) => a.ms));
+    const okMs = answers
+      .filter((a) => a.status === 200)
+      .map((a) => a.ms)
+      .sort((a, b) => a - b);
     log(
       `${scenario.name}: burst ${(burstMs / 1000).toFixed(1)} s, ${answers.length} requests, ${retries.size} retried, slowest failure ${(slowest / 1000).toFixed(1)} s, errors: ${[...new Set(answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.error ?? ''}`))].slice(0, 4).join(' / ')}` +
         (problems.length ? `\n  ${problems.slice(0, 20).join('\n  ')}` : ''),
@@ -432,6 +495,10 @@ export const runScenario = async (
       orphans,
       recoveryMs,
       retried: retries.size,
+      okP50Ms: okMs[Math.floor(okMs.length / 2)],
+      slowestMs: Math.max(0, ...answers.map((a) => a.ms)),
+      okRate,
+      notes,
       problems,
       holds: problems.length === 0,
     };
@@ -455,6 +522,8 @@ export const formatTable = (reports: readonly Report[]): string => {
     'dups',
     'orphans',
     'recovery',
+    '200 p50 / slowest',
+    '200/s before / during',
     'holds',
   ];
   const rows = reports.map((r) => [
@@ -469,6 +538,8 @@ export const formatTable = (reports: readonly Report[]): string => {
     String(r.duplicates),
     String(r.orphans),
     r.recoveryMs === undefined ? '-' : `${(r.recoveryMs / 1000).toFixed(1)} s`,
+    `${r.okP50Ms === undefined ? '-' : (r.okP50Ms / 1000).toFixed(2)} / ${(r.slowestMs / 1000).toFixed(1)} s`,
+    `${r.okRate.before.toFixed(1)} / ${r.okRate.during.toFixed(1)}`,
     r.holds ? 'yes' : 'no',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));

@@ -43,10 +43,15 @@ for (const scenario of SCENARIOS) {
       orphans: 0,
       recoveryMs: undefined,
       retried: 0,
+      okP50Ms: undefined,
+      slowestMs: 0,
+      okRate: { before: 0, during: 0 },
+      notes: [],
       problems: ['did not run'],
       holds: false,
     });
   }
 }
 process.stdout.write(`\n${formatTable(reports)}\n`);
+for (const r of reports) if (r.notes.length) process.stdout.write(`${r.scenario}: ${r.notes.join('; ')}\n`);
 process.exitCode = reports.every((r) => r.holds) ? 0 : 1;

@@ -49,3 +49,38 @@ describe('values-kind.yaml', () => {
     }
   });
 });
+
+describe('shutdown', () => {
+  it('gives every service time for its preStop delay and its SHUTDOWN_GRACE_MS before Kubernetes kills it', async () => {
+    const manifests = await renderChart();
+    const graceOf = (name: string) => {
+      const deployment = manifests.find(
+        (m) => m.kind === 'Deployment' && m.metadata.name === `esign-${name}`,
+      );
+      const pod = (
+        deployment?.spec as {
+          template: {
+            spec: {
+              terminationGracePeriodSeconds: number;
+              containers: {
+                env?: { name: string; value?: string }[];
+                lifecycle?: { preStop?: { exec: { command: string[] } } };
+              }[];
+            };
+          };
+        }
+      ).template.spec;
+      const container = pod.containers[0];
+      const preStop = Number(container?.lifecycle?.preStop?.exec.command[1] ?? 0);
+      const grace = container?.env?.find((e) => e.name === 'SHUTDOWN_GRACE_MS')?.value;
+      return { total: pod.terminationGracePeriodSeconds, preStop, grace: grace ? Number(grace) : undefined };
+    };
+    // The services' own defaults (libs/config, services/pdf-signer/src/config.ts) when the chart sets none.
+    const gateway = graceOf('gateway');
+    expect(gateway.preStop).toBe(5);
+    expect(gateway.total).toBeGreaterThanOrEqual(gateway.preStop + (gateway.grace ?? 20_000) / 1000 + 5);
+    const signer = graceOf('pdf-signer');
+    expect(signer.preStop).toBe(0);
+    expect(signer.total).toBeGreaterThanOrEqual((signer.grace ?? 40_000) / 1000 + 5);
+  });
+});

@@ -3,6 +3,7 @@ import { SpanKind, SpanStatusCode, context, trace, type Span } from '@openteleme
 import {
   connect,
   ErrorCode as NatsErrorCode,
+  Events as NatsEvents,
   type JetStreamClient,
   type Msg,
   type NatsConnection,
@@ -152,6 +153,29 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
     // our errors name the subject, and the capture is measurable on the hot path.
     noAsyncTraces: true,
   });
+  /**
+   * False from the moment the connection to NATS is lost until it is back. A request made meanwhile
+   * is refused at once (unavailable, not delivered): nats.js would buffer it and send it on
+   * reconnecting, and if its responders have not resubscribed by then the server drops it without a
+   * "no responders" answer, so the caller waited its whole timeout (the slow first request after a
+   * NATS restart in `pnpm chaos`, docs/faults.md).
+   */
+  let connected = true;
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === NatsEvents.Disconnect) {
+        connected = false;
+        logger.warn('message bus disconnected; reconnecting', {
+          server: typeof status.data === 'string' ? status.data : undefined,
+        });
+      } else if (status.type === NatsEvents.Reconnect) {
+        connected = true;
+        logger.info('message bus reconnected', {
+          server: typeof status.data === 'string' ? status.data : undefined,
+        });
+      }
+    }
+  })();
   const wire = (subject: string) => `${prefix}${subject}`;
   const streamName = `${prefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EVENTS_STREAM}`;
   const services: Service[] = [];
@@ -226,6 +250,7 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
             const checked = contract.request.safeParse(request);
             if (!checked.success) throw invalidArgument(checked.error);
             const body: unknown = checked.data;
+            if (!connected) throw new NotDeliveredError('the message bus is unavailable');
             let reply: Msg;
             try {
               reply = await nc.request(wire(subject), encodeJson(body), {

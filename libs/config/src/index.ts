@@ -38,6 +38,11 @@ export const ZBaseEnv = z.object({
   HEALTH_PORT: port.default(0),
   /** Time a request to another service may take before it is answered as unavailable. */
   BUS_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * On SIGTERM, how long the service may take to finish its in-flight work before it exits anyway.
+   * Kubernetes' terminationGracePeriodSeconds must cover it plus the preStop delay (helm/esign).
+   */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
 });
 export type TBaseEnv = z.infer<typeof ZBaseEnv>;
 

@@ -6,7 +6,7 @@ import { onShutdown } from './shutdown';
  * exits 1, no stack trace), make the logger, start the service (a failed start is logged and exits
  * 1), and stop it gracefully on SIGTERM or SIGINT.
  */
-export const runService = async <C extends { LOG_LEVEL: LogLevel }>(options: {
+export const runService = async <C extends { LOG_LEVEL: LogLevel; SHUTDOWN_GRACE_MS?: number }>(options: {
   name: string;
   loadConfig: () => C;
   start: (config: C, deps: { logger: Logger }) => Promise<{ stop(): Promise<void>; healthPort?: number }>;
@@ -26,5 +26,5 @@ export const runService = async <C extends { LOG_LEVEL: LogLevel }>(options: {
     process.exit(1);
   });
   logger.info(`${options.name} started`, service.healthPort ? { healthPort: service.healthPort } : {});
-  onShutdown(logger, () => service.stop());
+  onShutdown(logger, () => service.stop(), config.SHUTDOWN_GRACE_MS);
 };

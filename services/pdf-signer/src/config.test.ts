@@ -41,6 +41,13 @@ describe('pdf-signer config', () => {
     expect(() => loadPdfSignerConfig({ PADES_LEVEL: 'B-B' })).toThrow(/PADES_LEVEL/);
   });
 
+  it('on SIGTERM finishes what it holds for up to 40 s, always longer than one job may take', () => {
+    expect(loadPdfSignerConfig({}).SHUTDOWN_GRACE_MS).toBe(40_000);
+    expect(() => loadPdfSignerConfig({ SIGN_JOB_BUDGET_MS: '60000' })).toThrow(/SHUTDOWN_GRACE_MS/);
+    const longer = loadPdfSignerConfig({ SIGN_JOB_BUDGET_MS: '60000', SHUTDOWN_GRACE_MS: '70000' });
+    expect(longer.SHUTDOWN_GRACE_MS).toBe(70_000);
+  });
+
   it('timestamps with TSA_URLS in order, off when empty except in production, where they are required', () => {
     expect(timestampSettings(loadPdfSignerConfig({}))).toBeUndefined();
     expect(timestampSettings(loadPdfSignerConfig({ TSA_URLS: ' , ' }))).toBeUndefined();

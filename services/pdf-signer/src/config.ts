@@ -55,6 +55,11 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
     PADES_LEVEL: z.enum(['B-T', 'B-LT', 'B-LTA']).default('B-LT'),
     /** Longest the check of one uploaded file's signatures may take (ms), on the verification worker. */
     VERIFY_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    /**
+     * On SIGTERM, how long the signer may take to finish what it holds: longer than one job's budget,
+     * so that a document being signed is finished, not cut (the shared default is 20 s).
+     */
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(40_000),
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
     SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(256),
     /**
@@ -105,6 +110,14 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
         code: 'custom',
         path: ['PADES_LEVEL'],
         message: 'B-LTA adds a document timestamp: it needs TSA_URLS',
+      });
+    }
+    if (env.SHUTDOWN_GRACE_MS <= env.SIGN_JOB_BUDGET_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SHUTDOWN_GRACE_MS'],
+        message:
+          'must be longer than SIGN_JOB_BUDGET_MS: a document being signed at SIGTERM is finished first',
       });
     }
     const key = env.SIGNING_KEY_PEM ?? env.SIGNING_KEY_FILE;

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@esign/telemetry';
 import { makePdf, pdfSig } from '@esign/testing';
+import type { TimestampSettings } from '../src/domain/request-timestamp';
+import { startSignPool } from '../src/workers/start-sign-pool';
 import { startTestSigner } from './start-test-signer';
 import type { TestSigner } from './start-test-signer';
 
@@ -115,4 +118,60 @@ describe('a worker that runs out of memory', () => {
     expect((await pdfSig(signed)).stdout).toContain('Signature is Valid.');
     // V8 collects garbage harder and harder before giving up: reaching the limit takes seconds.
   }, 60_000);
+});
+
+describe('the pool at start-up', () => {
+  const started = async (timestamps?: TimestampSettings) => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      service: 'pdf-signer',
+      level: 'info',
+      write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
+    const pool = await startSignPool({ size: 2, jobBudgetMs: 30_000, workerHeapMb: 256, logger, timestamps });
+    return { pool, lines, ready: lines.filter((l) => l.msg === 'signing worker ready') };
+  };
+  const input = async () => ({
+    bytes: await makePdf(),
+    kind: 'pdf' as const,
+    fileName: 'a.pdf',
+    signature: { mode: 'type' as const, typedName: 'Jane Doe', color: '#000000' },
+    positions: [{ x: 50, y: 85, page: 0, width: 25 }],
+    signer: { name: 'Jane Doe', email: 'jane@example.com', ipAddress: '127.0.0.1', userAgent: 'test' },
+    receivedAt: new Date().toISOString(),
+  });
+
+  it('warms every worker up with one signing before it takes jobs, and signs documents one at a time on the same worker', async () => {
+    const { pool, ready } = await started();
+    try {
+      expect(ready).toHaveLength(2);
+      for (const line of ready) expect(line.warmUpMs).toEqual(expect.any(Number));
+      // One at a time: always the worker that was idle last, so its heap holds the garbage of the
+      // last document and the other stays untouched.
+      for (let i = 0; i < 4; i++) await pool.sign(await input());
+      expect(pool.jobsPerWorker().sort()).toEqual([0, 4]);
+      // Two at once: both workers.
+      const [a, b] = await Promise.all([pool.sign(await input()), pool.sign(await input())]);
+      expect([a.pageCount, b.pageCount]).toEqual([2, 2]);
+      expect(pool.jobsPerWorker().sort()).toEqual([1, 5]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('does no warm-up signing when signatures are timestamped (it would ask the TSA for a token)', async () => {
+    // Nothing listens there: a warm-up that asked it would fail and log a warning.
+    const { pool, lines, ready } = await started({
+      urls: ['http://127.0.0.1:9/'],
+      timeoutMs: 500,
+      maxTokenBytes: 12_288,
+    });
+    try {
+      expect(ready).toHaveLength(2);
+      for (const line of ready) expect(line).not.toHaveProperty('warmUpMs');
+      expect(lines.map((l) => String(l.msg))).not.toContain('signing worker warm-up failed');
+    } finally {
+      await pool.close();
+    }
+  });
 });

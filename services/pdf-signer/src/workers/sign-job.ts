@@ -45,9 +45,11 @@ export interface SignWorkerLog {
   };
 }
 
-/** Sent once by a worker whose signer is loaded (fonts, key, certificate). */
+/** Sent once by a worker whose signer is loaded (fonts, key, certificate) and warmed up. */
 export interface SignWorkerReady {
   readonly ready: true;
+  /** How long its warm-up signing took (absent when it did none: time-stamping is on). */
+  readonly warmUpMs?: number;
 }
 
 /**

@@ -3,6 +3,7 @@
  * pool sends it one at a time. Started by `startSignPool`, never per request.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
 import { createSigner } from '../domain/create-signer';
 import { transferableBytes } from './sign-job';
@@ -55,5 +56,32 @@ port.on('message', (job: SignJob) => {
   );
 });
 
-const ready: SignWorkerReady = { ready: true };
+/**
+ * Sign one small document before taking jobs, so that V8 has compiled the signing code (parsing,
+ * stamping, the audit page, serialising, the CMS signature) before the first request pays for it.
+ * Only without time-stamping: with it, this signing would ask a real TSA for a token at every start.
+ */
+const warmUp = async (): Promise<number | undefined> => {
+  if (setup.timestamps) return undefined;
+  const started = performance.now();
+  const doc = await PDFDocument.create();
+  doc.addPage([595.28, 841.89]);
+  await signer.sign({
+    bytes: Buffer.from(await doc.save()),
+    kind: 'pdf',
+    fileName: 'warm-up.pdf',
+    signature: { mode: 'type', typedName: 'Warm Up', color: '#1e3a8a' },
+    positions: [{ x: 50, y: 85, page: 0, width: 25 }],
+    signer: { name: 'Warm Up', email: 'warm-up@localhost', ipAddress: '127.0.0.1', userAgent: 'warm-up' },
+    receivedAt: new Date().toISOString(),
+  });
+  return Math.round(performance.now() - started);
+};
+
+// A warm-up that fails is no reason not to sign: the first request then compiles what it needs.
+const warmUpMs = await warmUp().catch((err: unknown) => {
+  log('warn')('signing worker warm-up failed', { err: errorOf(err) });
+  return undefined;
+});
+const ready: SignWorkerReady = { ready: true, ...(warmUpMs === undefined ? {} : { warmUpMs }) };
 port.postMessage(ready);

@@ -1,0 +1,115 @@
+/**
+ * `pnpm bench:signer`: one pdf-signer process alone, driven over NATS (no gateway, no database), to
+ * see what the signer itself costs. Warms it up (30 one-page and one 20 MB signing), then:
+ * - signs a 20 MB PDF eight times one after another and samples the process's resident memory every
+ *   3 ms: the peak above the level before, per file size, after each signing;
+ * - signs 200 one-page PDFs, 4 at a time, and prints the CPU per signing of each thread of the
+ *   process (from /proc/<pid>/task): the main thread, the signing workers, V8's platform threads.
+ * BENCH_SIGNER_ENV='{"SIGN_WORKERS":"1"}' adds settings to the signer's environment.
+ */
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createBlobStore } from '@esign/blob';
+import { connectBus } from '@esign/bus';
+import { PdfSign } from '@esign/contracts';
+import { startTestStack } from '@esign/stack';
+import { createLogger } from '@esign/telemetry';
+import { makeLargePdf, makePdf, makePng } from '@esign/testing';
+
+const MB = 1024 * 1024;
+const LARGE_ROUNDS = 8;
+const SMALL_SIGNS = 200;
+const SMALL_CONCURRENCY = 4;
+
+const rssOf = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
+/** CPU time (user + system, ms) of every thread of a process, by thread id. */
+const threadCpu = (pid: number): Map<string, number> => {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      out.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+};
+
+const large = await makeLargePdf(20 * MB);
+const small = await makePdf({ pages: 1 });
+const png = await makePng({ width: 300, height: 100 });
+const env = JSON.parse(process.env.BENCH_SIGNER_ENV ?? '{}') as Record<string, string>;
+const test = await startTestStack({
+  label: 'bench_signer',
+  env: { LOG_LEVEL: 'error' },
+  services: ['pdf-signer'],
+  serviceEnv: { 'pdf-signer': { TSA_URLS: '', ...env } },
+});
+try {
+  const pid = test.stack.pids()['pdf-signer']?.[0];
+  if (pid === undefined) throw new Error('no signer process');
+  const bus = await connectBus({
+    url: test.natsUrl,
+    name: 'bench-signer',
+    prefix: test.busPrefix,
+    logger: createLogger({ service: 'bench', level: 'error' }),
+    timeoutMs: 60_000,
+  });
+  const blob = createBlobStore({ ...test.s3, bucket: 'esign' });
+  const sign = async (bytes: Buffer) => {
+    const uploadKey = `uploads/${randomUUID()}`;
+    await blob.put(uploadKey, bytes);
+    await bus.request(PdfSign, {
+      accountId: randomUUID(),
+      uploadKey,
+      fileName: 'bench.pdf',
+      kind: 'pdf',
+      signature: { mode: 'draw', imageBase64: png.toString('base64') },
+      positions: [{ x: 50, y: 85, page: 0, width: 25 }],
+      signer: { name: 'Bench', email: 'bench@example.com', ipAddress: '127.0.0.1', userAgent: 'bench' },
+      receivedAt: new Date().toISOString(),
+    });
+  };
+  for (let i = 0; i < 30; i++) await sign(small);
+  await sign(large);
+  await new Promise((r) => setTimeout(r, 300));
+
+  const base = rssOf(pid);
+  let peak = base;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 3);
+  const afterEach: string[] = [];
+  for (let i = 0; i < LARGE_ROUNDS; i++) {
+    await sign(large);
+    afterEach.push(((peak - base) / large.length).toFixed(2));
+  }
+  clearInterval(sampler);
+
+  const before = threadCpu(pid);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SMALL_CONCURRENCY }, async () => {
+      while (next++ < SMALL_SIGNS) await sign(small);
+    }),
+  );
+  const after = threadCpu(pid);
+  const perThread = [...after]
+    .map(([tid, ms]) => ({ tid, ms: (ms - (before.get(tid) ?? 0)) / SMALL_SIGNS }))
+    .filter((t) => t.ms > 0);
+  const total = perThread.reduce((sum, t) => sum + t.ms, 0);
+  process.stdout.write(
+    [
+      '',
+      `settings: ${JSON.stringify(env)}; signer resident memory before: ${(base / MB).toFixed(0)} MB`,
+      `20 MB x ${LARGE_ROUNDS}, one at a time: peak above that / file size, after each: ${afterEach.join(' ')}`,
+      `1 page x ${SMALL_SIGNS} at ${SMALL_CONCURRENCY} at a time: ${total.toFixed(2)} ms CPU per signing; by thread (id: ms; the lowest id is the main thread):`,
+      `  ${perThread.map((t) => `${t.tid}: ${t.ms.toFixed(2)}`).join(', ')}`,
+      '',
+    ].join('\n'),
+  );
+  await bus.drain();
+} finally {
+  await test.stop();
+}
