@@ -25,7 +25,7 @@ describe('deploy/docker/Dockerfile', () => {
   it('builds in several stages on node:22-bookworm-slim', () => {
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:22-bookworm-slim$/m);
     expect(stages.length).toBeGreaterThanOrEqual(3);
-    for (const stage of stages) expect(stage).toMatch(/^FROM (\$\{NODE_IMAGE\}|pnpm) AS [a-z]+/);
+    for (const stage of stages) expect(stage).toMatch(/^FROM (\$\{NODE_IMAGE\}|pnpm|deps) AS [a-z]+/);
   });
 
   it('installs the pnpm version the workspace declares, from the lockfile only', async () => {

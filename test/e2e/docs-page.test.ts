@@ -4,6 +4,7 @@ import { baseUrl } from './harness';
 
 interface OpenApi {
   paths: Record<string, Record<string, { operationId: string }>>;
+  webhooks?: Record<string, Record<string, unknown>>;
 }
 
 let browser: Browser;
@@ -46,7 +47,12 @@ describe('GET /docs', () => {
     for (const id of operationIds) {
       expect(await page.locator(`[id$="-${id}"]`).count(), `operation ${id} on the page`).toBeGreaterThan(0);
     }
-    expect(await page.locator('.opblock').count()).toBe(operationIds.length);
+    // Swagger UI shows the document's webhooks (the events we POST to receivers) as blocks too.
+    const webhookCount = Object.values(doc.webhooks ?? {}).flatMap((methods) =>
+      Object.values(methods),
+    ).length;
+    expect(webhookCount).toBeGreaterThan(0);
+    expect(await page.locator('.opblock').count()).toBe(operationIds.length + webhookCount);
     expect(await page.textContent('#sandbox-token')).toMatch(/^svc_sandbox_/);
     expect(consoleErrors).toEqual([]);
     expect(foreign).toEqual([]);

@@ -101,6 +101,8 @@ describe('a worker that runs out of memory', () => {
     sut = await startTestSigner({
       SIGN_WORKERS: '1',
       SIGN_JOB_BUDGET_MS: '60000',
+      // The grace on SIGTERM must outlast a job's budget.
+      SHUTDOWN_GRACE_MS: '70000',
       // Enough for the fonts and an ordinary document, not for 150,000 pages.
       SIGN_WORKER_HEAP_MB: '160',
     });
