@@ -56,7 +56,10 @@ export const startPdfSigner = async (
           padesLevel: config.PADES_LEVEL,
         }),
       ),
-      endpoint(PdfInspect, createInspectPdfHandler({ blob, pool: signer, maxFileBytes: config.MAX_FILE_BYTES })),
+      endpoint(
+        PdfInspect,
+        createInspectPdfHandler({ blob, pool: signer, maxFileBytes: config.MAX_FILE_BYTES }),
+      ),
     ],
     // Bounds memory: a burst of large documents waits here instead of being loaded all at once.
     { maxConcurrent: config.MAX_CONCURRENT_SIGNS },

@@ -325,7 +325,8 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     async inspect(bytes: Buffer): Promise<{ pageCount: number }> {
       const transfer = transferableBytes(bytes);
       const reply = await submit({ id: nextJobId++, inspect: { bytes: transfer } }, transfer);
-      if (!('inspected' in reply)) throw new Error('signing worker answered an inspection with no page count');
+      if (!('inspected' in reply))
+        throw new Error('signing worker answered an inspection with no page count');
       return { pageCount: reply.inspected.pageCount };
     },
     readyWorkers: () => [...slots].filter((s) => s.ready).length,
