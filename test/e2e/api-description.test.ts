@@ -216,6 +216,16 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
         send: () => fetch(`${baseUrl}/api/v1/documents/ESG-AAAA-BBBB-CCCC`, { headers: key }),
       },
     ],
+    downloadDocument: [
+      {
+        name: 'the PDF signed above',
+        send: () => fetch(`${baseUrl}/api/v1/documents/${signedAuditId}/pdf`, { headers: key }),
+      },
+      {
+        name: 'an unknown audit ID (404)',
+        send: () => fetch(`${baseUrl}/api/v1/documents/ESG-AAAA-BBBB-CCCC/pdf`, { headers: key }),
+      },
+    ],
     createWebhook: [
       {
         name: 'an endpoint',

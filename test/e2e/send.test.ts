@@ -120,6 +120,15 @@ describe('send for signing, end to end', () => {
     const { page, response, foreign, errors } = await openPage(link.url);
     expect(response?.status()).toBe(200);
     await page.locator('.pdf-page').nth(1).waitFor();
+    // The sender's message and who sent it, above the document, as text (the markup shown, not applied).
+    expect(await page.locator('#sender-message').isVisible()).toBe(true);
+    expect(await page.locator('#sender-message-from').textContent()).toBe(`Message from ${business.email}`);
+    expect(await page.locator('#sender-message-text').textContent()).toBe('Hello <b>Grace</b>');
+    expect(await page.locator('#sender-message-text b').count()).toBe(0);
+    const messageBox = await page.locator('#sender-message').boundingBox();
+    const firstPage = await page.locator('.pdf-page').first().boundingBox();
+    expect(messageBox && firstPage && messageBox.y + messageBox.height <= firstPage.y).toBe(true);
+    await page.screenshot({ path: `${screenshotDir}/signing-desktop-message.png` });
     expect(await page.locator('.pdf-page').count()).toBe(2);
     // The box sits where the position says, on the second page.
     const pageBox = await page.locator('.pdf-page').nth(1).boundingBox();
@@ -171,12 +180,33 @@ describe('send for signing, end to end', () => {
     ).json()) as { documents: { auditId: string }[] };
     expect(list.documents.map((d) => d.auditId)).toContain(sent.auditId);
 
-    // The signed PDF, as emailed to the recipient (and the sender), is exactly what fileHash names.
+    // The status's fileHash is the SHA-256 of the signed PDF downloaded from the documents API.
+    const download = await fetch(`${baseUrl}/api/v1/documents/${sent.auditId}/pdf`, {
+      headers: auth(business.apiKey),
+    });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toMatch(/^application\/pdf/);
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment; filename=".*-signed\.pdf"/);
+    expect(download.headers.get('x-audit-id')).toBe(sent.auditId);
+    expect(download.headers.get('x-file-hash')).toBe(signed.fileHash);
+    const signedPdf = new Uint8Array(await download.arrayBuffer());
+    expect(sha256(signedPdf)).toBe(signed.fileHash);
+    // The SDK's downloadDocument gets the same bytes; another account's key gets 404.
+    const viaSdk = await new EsignClient({ apiKey: business.apiKey, baseUrl }).downloadDocument(sent.auditId);
+    expect(sha256(viaSdk.bytes)).toBe(signed.fileHash);
+    expect(viaSdk).toMatchObject({ auditId: sent.auditId, fileHash: signed.fileHash });
+    const stranger = await createAccount('business');
+    const foreign404 = await fetch(`${baseUrl}/api/v1/documents/${sent.auditId}/pdf`, {
+      headers: auth(stranger.apiKey),
+    });
+    expect(foreign404.status).toBe(404);
+    expect(await errorOf(foreign404)).toBe('document not found');
+
+    // The signed PDF as emailed to the recipient (and the sender) is the same document.
     const [done] = await waitForMail(recipient, /^Signed:/);
     const attachment = done?.parsed.attachments.find((a) => a.contentType === 'application/pdf');
     if (!attachment) throw new Error('no signed PDF attached');
-    const signedPdf = new Uint8Array(attachment.content);
-    expect(sha256(signedPdf)).toBe(signed.fileHash);
+    expect(sha256(new Uint8Array(attachment.content))).toBe(signed.fileHash);
     const senderCopies = async () =>
       (await mailTo(business.email, /^Signed:/)).filter((m) => m.text.includes(sent.auditId));
     const deadline = Date.now() + 15_000;
@@ -503,9 +533,21 @@ describe('links that end', () => {
 
 describe('the signing page in a browser', () => {
   it('works on a phone, with touch, and with the keyboard alone (typed signature)', async () => {
-    const { sent, link } = await sendAndReadLink();
+    // A hostile message: shown as the text it is, never run or rendered as HTML, and it wraps.
+    const hostile =
+      '<script>window.__injected = 1</script><img src=x onerror="window.__injected = 2">\n' +
+      `Second line & a long word: ${'W'.repeat(120)}`;
+    const { sent, link } = await sendAndReadLink({ message: hostile });
     const { page, foreign, errors } = await openPage(link.url, { width: 390, height: 844 });
     await page.locator('#sign-panel').waitFor();
+    // (A form field's line breaks travel as CRLF.)
+    const shown = (await page.locator('#sender-message-text').textContent()) ?? '';
+    expect(shown.replace(/\r\n/g, '\n')).toBe(hostile);
+    expect(await page.locator('#sender-message-text *').count()).toBe(0);
+    expect(await page.locator('script:not([src])').count()).toBe(0);
+    expect(await page.evaluate('window.__injected')).toBeUndefined();
+    // Its line break is kept.
+    expect(await page.locator('#sender-message-text').innerText()).toContain('\nSecond line');
     // Nothing wider than the screen.
     const scrollWidth = await page.evaluate('document.documentElement.scrollWidth');
     expect(scrollWidth as number).toBeLessThanOrEqual(390);
@@ -536,6 +578,8 @@ describe('the signing page in a browser', () => {
     const { link } = await sendAndReadLink();
     const { page } = await openPage(link.url, { width: 390, height: 844 });
     await page.locator('#sign-panel').waitFor();
+    // No message sent: no message box.
+    expect(await page.locator('#sender-message').isHidden()).toBe(true);
     const canvas = page.locator('.sig-canvas');
     await canvas.scrollIntoViewIfNeeded();
     const box = await canvas.boundingBox();

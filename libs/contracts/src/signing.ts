@@ -249,6 +249,8 @@ export const SigningFindByToken = defineRequest(
     recipientName: z.string(),
     recipientEmail: z.string(),
     senderEmail: z.string(),
+    /** The sender's message, as the request to sign carried it (null without one; absent from an older store). */
+    message: z.string().nullable().default(null),
     fileName: z.string(),
     positions: z.array(ZPosition),
     /** The original PDF (under `pending/`), to render and to sign. */

@@ -129,6 +129,20 @@ export interface SignedDocument {
   readonly idempotencyKey: string;
 }
 
+/** A stored signed PDF, downloaded (`GET /api/v1/documents/{auditId}/pdf`). */
+export interface DownloadedDocument {
+  /** The signed PDF, exactly as stored. */
+  readonly bytes: Uint8Array;
+  /** The audit ID (`X-Audit-Id`), also embedded in the PDF. */
+  readonly auditId: string;
+  /** When it was signed, ISO 8601 UTC (`X-Signed-At`). */
+  readonly signedAt: string;
+  /** `sha256:` of exactly `bytes` (`X-File-Hash`): the document's `fileHash`. */
+  readonly fileHash: string;
+  /** The download name, `<name>-signed.pdf` (`Content-Disposition`). */
+  readonly fileName: string;
+}
+
 /** A filled template PDF and where to sign it. */
 export interface GeneratedTemplate {
   readonly bytes: Uint8Array;
@@ -286,6 +300,22 @@ export class EsignClient {
   /** One signed document with its audit log (`GET /api/v1/documents/{auditId}`); 404 if unknown. */
   getDocument(auditId: string, options: RequestOptions = {}): Promise<DocumentDetail> {
     return this.requestJson('getDocument', { params: { auditId } }, options);
+  }
+
+  /**
+   * The signed PDF of one of the account's documents (`GET /api/v1/documents/{auditId}/pdf`), however
+   * it was signed (API, dashboard, send for signing); 404 if unknown.
+   */
+  async downloadDocument(auditId: string, options: RequestOptions = {}): Promise<DownloadedDocument> {
+    const res = await this.request('downloadDocument', { params: { auditId } }, options);
+    const header = this.headerReader(res);
+    return {
+      bytes: res.body,
+      auditId: header('X-Audit-Id'),
+      signedAt: header('X-Signed-At'),
+      fileHash: header('X-File-Hash'),
+      fileName: fileNameOfDisposition(header('Content-Disposition')) ?? `${auditId}-signed.pdf`,
+    };
   }
 
   /** Deterministic mock signing data (`POST /api/v1/sandbox/sign`); construct the client with the sandbox token. */

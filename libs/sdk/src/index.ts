@@ -4,6 +4,7 @@ export {
   SDK_VERSION,
   fileNameOfDisposition,
   type ApiResponse,
+  type DownloadedDocument,
   type EsignClientOptions,
   type GeneratedTemplate,
   type RequestInput,

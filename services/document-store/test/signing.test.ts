@@ -236,6 +236,7 @@ describe('signing.attach-link and signing.find-by-token', () => {
       recipientName: 'Rita Recipient',
       recipientEmail: 'rita@example.com',
       senderEmail: 'sender@example.com',
+      message: 'Hi Rita, here is the lease.',
       fileName: 'lease.pdf',
       positions: [{ x: 10, y: 80, width: 30, page: 1 }],
       objectKey: expect.stringMatching(/^pending\//) as unknown,

@@ -24,7 +24,7 @@ export interface PdfSignerService {
 
 /**
  * Start the service: the pool of signing workers (each loads fonts, key and certificate once), object storage (bucket
- * ensured), NATS endpoints `pdf.sign` and `pdf.verify` (on a verification worker of its own) in the `pdf-signer` queue group, health server. Ready when the
+ * ensured), NATS endpoints `pdf.sign`, `pdf.inspect` (both on the signing workers) and `pdf.verify` (on a verification worker of its own) in the `pdf-signer` queue group, health server. Ready when the
  * bus is connected and the bucket answers.
  */
 export const startPdfSigner = async (
@@ -56,7 +56,10 @@ export const startPdfSigner = async (
           padesLevel: config.PADES_LEVEL,
         }),
       ),
-      endpoint(PdfInspect, createInspectPdfHandler({ blob, maxFileBytes: config.MAX_FILE_BYTES })),
+      endpoint(
+        PdfInspect,
+        createInspectPdfHandler({ blob, pool: signer, maxFileBytes: config.MAX_FILE_BYTES }),
+      ),
     ],
     // Bounds memory: a burst of large documents waits here instead of being loaded all at once.
     { maxConcurrent: config.MAX_CONCURRENT_SIGNS },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceError } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { makePdf, pdfSig } from '@esign/testing';
 import type { TimestampSettings } from '../src/domain/request-timestamp';
@@ -95,6 +96,47 @@ describe('a job past its budget', () => {
   });
 });
 
+describe('pdf.inspect on the signing workers', () => {
+  const INSPECT_BUDGET_MS = 2000;
+  let sut: TestSigner;
+  beforeAll(async () => {
+    // A pool of its own: both workers ready (the pool starts them all before it serves).
+    sut = await startTestSigner({
+      SIGN_WORKERS: '2',
+      MAX_CONCURRENT_SIGNS: '2',
+      SIGN_JOB_BUDGET_MS: String(INSPECT_BUDGET_MS),
+      SIGN_WORKER_HEAP_MB: '2048',
+    });
+  });
+  afterAll(async () => {
+    await sut?.stop();
+  });
+
+  it('runs pdf.inspect on the workers too: an inspection past the budget ends the same way, and a signing sent meanwhile completes promptly', async () => {
+    // Reading 150,000 pages takes several seconds: on the thread that serves NATS it would hold
+    // every other request that long.
+    const heavy = manyPagesPdf(HEAVY_PAGES);
+    const normalPdf = await makePdf();
+    const started = performance.now();
+    const heavyOutcome = timed(sut.inspect(heavy));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const normal = await timed(sut.sign(normalPdf));
+    const normalDoneAt = performance.now() - started;
+    const { value: err, ms: heavyMs } = await heavyOutcome;
+
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err).toMatchObject({ code: 'invalid_argument', field: 'file' });
+    expect((err as ServiceError).message).toBe('file: the document is too complex to read within 2 s');
+    expect(heavyMs).toBeGreaterThanOrEqual(INSPECT_BUDGET_MS);
+    expect(heavyMs).toBeLessThan(INSPECT_BUDGET_MS + 3000);
+    expect(normal.ms).toBeLessThan(1500);
+    expect(normalDoneAt).toBeLessThan(heavyMs);
+    expect((await pdfSig(normal.value.signed)).stdout).toContain('Signature is Valid.');
+    // An ordinary document is read on a worker and answers its page count.
+    expect(await sut.inspect(await makePdf({ pages: 3 }))).toEqual({ pageCount: 3 });
+  });
+});
+
 describe('a worker that runs out of memory', () => {
   let sut: TestSigner;
   beforeAll(async () => {
@@ -156,6 +198,9 @@ describe('the pool at start-up', () => {
       const [a, b] = await Promise.all([pool.sign(await input()), pool.sign(await input())]);
       expect([a.pageCount, b.pageCount]).toEqual([2, 2]);
       expect(pool.jobsPerWorker().sort()).toEqual([1, 5]);
+      // An inspection is a job of the same pool (same queue, budget and heap limit).
+      expect(await pool.inspect(await makePdf({ pages: 3 }))).toEqual({ pageCount: 3 });
+      expect(pool.jobsPerWorker().reduce((sum, n) => sum + n, 0)).toBe(7);
     } finally {
       await pool.close();
     }

@@ -3,7 +3,7 @@ import { createBlobStore } from '@esign/blob';
 import type { BlobStore } from '@esign/blob';
 import { connectBus } from '@esign/bus';
 import type { Bus } from '@esign/bus';
-import { PdfSign, ServiceError } from '@esign/contracts';
+import { PdfInspect, PdfSign, ServiceError } from '@esign/contracts';
 import type { TDocumentKind, TPosition, TSignPdfReply, TSignPdfRequest, TSignature } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { makePng, startTestS3, testNatsUrl, uniqueBusPrefix } from '@esign/testing';
@@ -27,6 +27,8 @@ export interface TestSigner {
   sign(bytes: Buffer, options?: SignOptions): Promise<{ reply: TSignPdfReply; signed: Buffer }>;
   /** The ServiceError a signing fails with. */
   signError(bytes: Buffer, options?: SignOptions): Promise<ServiceError>;
+  /** Upload `bytes` and call pdf.inspect: the page count, or the ServiceError it fails with. */
+  inspect(bytes: Buffer): Promise<{ pageCount: number } | ServiceError>;
   stop(): Promise<void>;
 }
 
@@ -98,6 +100,14 @@ export const startTestSigner = async (env: Record<string, string> = {}): Promise
         throw err;
       }
       throw new Error('expected pdf.sign to fail');
+    },
+    async inspect(bytes) {
+      const uploadKey = `uploads/${randomUUID()}`;
+      await blob.put(uploadKey, bytes);
+      return client.request(PdfInspect, { uploadKey }).catch((err: unknown) => {
+        if (err instanceof ServiceError) return err;
+        throw err;
+      });
     },
     async stop() {
       await client.drain();

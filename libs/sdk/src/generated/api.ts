@@ -106,6 +106,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/documents/{auditId}/pdf': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a signed PDF
+     * @description The signed PDF of one of the account's documents (signed through POST /api/v1/sign, the dashboard or a send-for-signing request), as an attachment. `X-File-Hash` is the document's `fileHash` (the SHA-256 of exactly these bytes). An unknown audit ID, a malformed one and another account's document all answer 404.
+     */
+    get: operations['downloadDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/sandbox/sign': {
     parameters: {
       query?: never;
@@ -1802,6 +1822,8 @@ export interface components {
       recipientName: string;
       recipientEmail: string;
       senderEmail: string;
+      /** @description The sender's message, as the email carried it (null without one); the page shows it as text, never as HTML */
+      message: string | null;
       auditId: string;
       positions: {
         x: number;
@@ -2375,6 +2397,106 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['DocumentDetail'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  downloadDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The audit ID
+         * @example ESG-7KQ2-M4XP-9D3F
+         */
+        auditId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signed PDF */
+      200: {
+        headers: {
+          /** @description attachment; filename="<name>-signed.pdf" (plus filename* for non-ASCII names) */
+          'Content-Disposition': string;
+          /** @description The audit ID, also embedded in the PDF */
+          'X-Audit-Id': string;
+          /** @description When it was signed, ISO 8601 UTC */
+          'X-Signed-At': string;
+          /** @description sha256: of exactly the returned bytes (the fileHash of the document record) */
+          'X-File-Hash': string;
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
         };
       };
       /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
@@ -4406,7 +4528,7 @@ export interface operations {
           recipientName: string;
           /** @description Subject of the email; default "Please sign: <file name>" */
           subject?: string;
-          /** @description A personal message shown in the email (plain text) */
+          /** @description A personal message shown in the email and above the document on the signing page (plain text, never HTML) */
           message?: string;
           /** @description JSON array of {x, y, page, width} as on POST /api/v1/sign: where the signature goes, checked against the document's pages at once. Default [{"x":50,"y":85,"page":0,"width":25}] */
           positions?: {
@@ -5617,7 +5739,11 @@ export interface operations {
         headers: {
           /** @description attachment; filename="<name>-signed.pdf" (plus filename* for non-ASCII names) */
           'Content-Disposition': string;
-          /** @description sha256: of the PDF */
+          /** @description The audit ID, also embedded in the PDF */
+          'X-Audit-Id': string;
+          /** @description When it was signed, ISO 8601 UTC */
+          'X-Signed-At': string;
+          /** @description sha256: of exactly the returned bytes (the fileHash of the document record) */
           'X-File-Hash': string;
           /** @description no-store */
           'Cache-Control': string;

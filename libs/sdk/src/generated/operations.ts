@@ -67,6 +67,14 @@ export const OPERATIONS = {
     requestType: null,
     successType: 'application/json',
   },
+  downloadDocument: {
+    method: 'GET',
+    path: '/api/v1/documents/{auditId}/pdf',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/pdf',
+  },
   sandboxSign: {
     method: 'POST',
     path: '/api/v1/sandbox/sign',

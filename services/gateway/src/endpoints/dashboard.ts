@@ -1,12 +1,18 @@
-import { PLAN_LIMITS, SigningList, signedFileNameFor } from '@esign/contracts';
+import { PLAN_LIMITS, SigningList } from '@esign/contracts';
 import { z } from 'zod';
 import { ZDashboardSigned, ZSentRequestList } from '../api/account-schemas';
 import { defineOperation } from '../api/operation';
 import { ZDocumentList, ZIdempotencyHeaders, ZPublicDocumentDetail } from '../api/public-schemas';
 import { fingerprintOf } from '../operations/idempotency';
 import { signDocument } from '../operations/sign-document';
-import { documentOf, listDocumentsOf, ZListDocumentsQuery } from './documents';
-import { attachment, toPositions, toSignature } from './sign';
+import {
+  documentOf,
+  listDocumentsOf,
+  signedPdfOf,
+  SIGNED_PDF_DOWNLOAD_HEADERS,
+  ZListDocumentsQuery,
+} from './documents';
+import { toPositions, toSignature } from './sign';
 import { ZSignFields } from './sign-fields';
 
 // The dashboard's own view of documents and its signing, for the signed-in session (cookie) only:
@@ -71,35 +77,12 @@ export const downloadDashboardDocumentOperation = defineOperation({
   auth: 'session',
   request: { params: ZAuditIdParams },
   responses: {
-    200: {
-      description: 'The signed PDF',
-      binary: 'application/pdf',
-      headers: {
-        'Content-Disposition': {
-          description: 'attachment; filename="<name>-signed.pdf" (plus filename* for non-ASCII names)',
-          schema: z.string(),
-        },
-        'X-File-Hash': { description: 'sha256: of the PDF', schema: z.string() },
-        ...NO_STORE_HEADER,
-      },
-    },
+    200: { description: 'The signed PDF', binary: 'application/pdf', headers: SIGNED_PDF_DOWNLOAD_HEADERS },
   },
   errors: ['not_found', 'unavailable', 'internal'],
   async handle({ params, session }, deps) {
     if (!session) throw new Error('downloadDashboardDocument needs a session');
-    const document = await documentOf(deps, session.accountId, params.auditId);
-    const stream = await deps.signing.openObject(document.objectKey);
-    return {
-      status: 200,
-      stream,
-      contentType: 'application/pdf',
-      size: document.size,
-      headers: {
-        'Content-Disposition': attachment(signedFileNameFor(document.fileName)),
-        'X-File-Hash': document.fileHash,
-        ...NO_STORE,
-      },
-    };
+    return signedPdfOf(deps, session.accountId, params.auditId);
   },
 });
 

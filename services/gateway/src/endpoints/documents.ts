@@ -1,5 +1,6 @@
 import {
   DocumentGet,
+  signedFileNameFor,
   DocumentList,
   ServiceError,
   ZAuditId,
@@ -8,8 +9,10 @@ import {
 } from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../api/operation';
+import type { HeaderDeclaration, OperationResult } from '../api/operation';
 import type { GatewayDeps } from '../deps';
 import { ZDocumentList, ZPublicDocumentDetail } from '../api/public-schemas';
+import { attachment } from './sign';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -116,6 +119,53 @@ export const documentOf = async (
   return deps.bus.request(DocumentGet, { accountId, auditId });
 };
 
+/** Headers of a stored signed PDF's download (the API's and the dashboard's). */
+export const SIGNED_PDF_DOWNLOAD_HEADERS: Record<string, HeaderDeclaration> = {
+  'Content-Disposition': {
+    description: 'attachment; filename="<name>-signed.pdf" (plus filename* for non-ASCII names)',
+    schema: z.string(),
+  },
+  'X-Audit-Id': {
+    description: 'The audit ID, also embedded in the PDF',
+    schema: z.string().meta({ example: 'ESG-7KQ2-M4XP-9D3F' }),
+  },
+  'X-Signed-At': {
+    description: 'When it was signed, ISO 8601 UTC',
+    schema: z.string().meta({ format: 'date-time' }),
+  },
+  'X-File-Hash': {
+    description: 'sha256: of exactly the returned bytes (the fileHash of the document record)',
+    schema: z.string(),
+  },
+  'Cache-Control': { description: 'no-store', schema: z.string() },
+};
+
+/**
+ * The signed PDF of one of an account's documents, streamed from storage as an attachment (the
+ * API's and the dashboard's download); 404 for a malformed, unknown or foreign audit ID.
+ */
+export const signedPdfOf = async (
+  deps: Pick<GatewayDeps, 'bus' | 'signing'>,
+  accountId: string,
+  auditId: string,
+): Promise<OperationResult> => {
+  const document = await documentOf(deps, accountId, auditId);
+  const stream = await deps.signing.openObject(document.objectKey);
+  return {
+    status: 200,
+    stream,
+    contentType: 'application/pdf',
+    size: document.size,
+    headers: {
+      'Content-Disposition': attachment(signedFileNameFor(document.fileName)),
+      'X-Audit-Id': document.auditId,
+      'X-Signed-At': document.signedAt,
+      'X-File-Hash': document.fileHash,
+      'Cache-Control': 'no-store',
+    },
+  };
+};
+
 export const listDocumentsOperation = defineOperation({
   id: 'listDocuments',
   method: 'get',
@@ -155,5 +205,29 @@ export const getDocumentOperation = defineOperation({
   async handle({ params, principal }, deps) {
     if (!principal) throw new Error('getDocument needs a principal');
     return { status: 200, json: await documentOf(deps, principal.accountId, params.auditId) };
+  },
+});
+
+export const downloadDocumentOperation = defineOperation({
+  id: 'downloadDocument',
+  method: 'get',
+  path: '/api/v1/documents/{auditId}/pdf',
+  tag: 'Documents',
+  summary: 'Download a signed PDF',
+  description:
+    "The signed PDF of one of the account's documents (signed through POST /api/v1/sign, the dashboard or a send-for-signing request), as an attachment. `X-File-Hash` is the document's `fileHash` (the SHA-256 of exactly these bytes). An unknown audit ID, a malformed one and another account's document all answer 404.",
+  auth: 'apiKey',
+  request: {
+    params: z.object({
+      auditId: z.string().meta({ description: 'The audit ID', example: 'ESG-7KQ2-M4XP-9D3F' }),
+    }),
+  },
+  responses: {
+    200: { description: 'The signed PDF', binary: 'application/pdf', headers: SIGNED_PDF_DOWNLOAD_HEADERS },
+  },
+  errors: ['not_found', 'unavailable', 'internal'],
+  async handle({ params, principal }, deps) {
+    if (!principal) throw new Error('downloadDocument needs a principal');
+    return signedPdfOf(deps, principal.accountId, params.auditId);
   },
 });

@@ -7,7 +7,7 @@ import {
   signOutOperation,
   signUpOperation,
 } from './account';
-import { getDocumentOperation, listDocumentsOperation } from './documents';
+import { downloadDocumentOperation, getDocumentOperation, listDocumentsOperation } from './documents';
 import { sandboxSignOperation } from './sandbox';
 import { checkIssuedDocumentOperation, verifyDocumentOperation } from './verify';
 import { signDocumentOperation, signReferenceOperation } from './sign';
@@ -57,6 +57,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   generateTemplateOperation,
   listDocumentsOperation,
   getDocumentOperation,
+  downloadDocumentOperation,
   sandboxSignOperation,
   createWebhookOperation,
   listWebhooksOperation,

@@ -59,7 +59,10 @@ export const ZSendFields = z.object({
     .string()
     .max(MAX_SIGNING_MESSAGE_LENGTH, `message must be at most ${MAX_SIGNING_MESSAGE_LENGTH} characters`)
     .optional()
-    .meta({ description: 'A personal message shown in the email (plain text)' }),
+    .meta({
+      description:
+        'A personal message shown in the email and above the document on the signing page (plain text, never HTML)',
+    }),
   positions: positionsJson.optional().meta({
     description:
       'JSON array of {x, y, page, width} as on POST /api/v1/sign: where the signature goes, checked against the document\'s pages at once. Default [{"x":50,"y":85,"page":0,"width":25}]',

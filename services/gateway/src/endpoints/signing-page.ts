@@ -180,6 +180,10 @@ const ZSigningRequestView = (() => {
     recipientName: z.string(),
     recipientEmail: z.string(),
     senderEmail: z.string(),
+    message: z.string().nullable().meta({
+      description:
+        "The sender's message, as the email carried it (null without one); the page shows it as text, never as HTML",
+    }),
     auditId: ZAuditId,
     positions: z.array(ZPosition),
     pageCount: z.number().int().positive().nullable(),

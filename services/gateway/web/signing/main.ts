@@ -19,6 +19,8 @@ interface SigningRequest {
   recipientName: string;
   recipientEmail: string;
   senderEmail: string;
+  /** The sender's message (plain text, shown with textContent only). */
+  message: string | null;
   auditId: string;
   positions: Position[];
   pageCount: number | null;
@@ -251,6 +253,12 @@ const start = async () => {
   currentRequest = signing;
   title.textContent = `Sign “${signing.fileName}”`;
   intro.textContent = `${signing.senderEmail} asks ${signing.recipientName} to sign this document. The link works until ${formatDate(signing.expiresAt)}.`;
+  if (signing.message) {
+    // Text only, as the email shows it: whatever markup it holds is shown, never interpreted.
+    byId('sender-message-from').textContent = `Message from ${signing.senderEmail}`;
+    byId('sender-message-text').textContent = signing.message;
+    byId('sender-message').hidden = false;
+  }
   nameInput.value = signing.recipientName;
   pad.typedName = signing.recipientName;
   statusLine.textContent = 'Loading the document…';

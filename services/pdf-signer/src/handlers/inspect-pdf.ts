@@ -3,17 +3,23 @@ import type { PdfInspect } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
 import { isMissingObject, isTooLarge, UPLOAD_PREFIX } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
-import { loadPdf } from '../domain/load-pdf';
+import type { SignPool } from '../workers/start-sign-pool';
 
 const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
 /**
  * `pdf.inspect`: read an upload as the signer would (repairing what it would repair) and answer its
  * page count. The upload stays where it is: the caller still owns it. Used by send for signing, to
- * check positions against the document's pages before the request exists.
+ * check positions against the document's pages before the request exists. The reading runs on a
+ * signing worker (`pool.inspect`), never on this thread: a huge or hostile file meets the same
+ * queue, CPU-time budget and heap limit as a signing, and answers as a signing past them would.
  */
 export const createInspectPdfHandler =
-  (deps: { blob: BlobStore; maxFileBytes: number }): RequestHandler<typeof PdfInspect> =>
+  (deps: {
+    blob: BlobStore;
+    pool: Pick<SignPool, 'inspect'>;
+    maxFileBytes: number;
+  }): RequestHandler<typeof PdfInspect> =>
   async (request) => {
     if (!request.uploadKey.startsWith(UPLOAD_PREFIX) || request.uploadKey.includes('..')) {
       throw new ServiceError(
@@ -33,6 +39,5 @@ export const createInspectPdfHandler =
         }
         throw err;
       });
-    const { doc } = await loadPdf(bytes);
-    return { pageCount: doc.getPageCount() };
+    return deps.pool.inspect(bytes);
   };

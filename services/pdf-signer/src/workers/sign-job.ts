@@ -18,6 +18,18 @@ export interface SignJob {
   readonly input: Omit<SignInput, 'bytes'> & { readonly bytes: ArrayBuffer };
 }
 
+/**
+ * A document to read as the signer would (repairing what it would repair) for its page count
+ * (`pdf.inspect`); `bytes` is transferred, not copied.
+ */
+export interface InspectJob {
+  readonly id: number;
+  readonly inspect: { readonly bytes: ArrayBuffer };
+}
+
+/** Whatever a worker is handed. */
+export type WorkerJob = SignJob | InspectJob;
+
 /** An error as it crosses the thread boundary (a ServiceError keeps its code and field). */
 export interface SignJobError {
   readonly name: string;
@@ -34,7 +46,11 @@ export type SignJobReply =
       readonly ok: true;
       readonly result: Omit<SignResult, 'bytes'> & { readonly bytes: ArrayBuffer };
     }
+  | { readonly id: number; readonly ok: true; readonly inspected: { readonly pageCount: number } }
   | { readonly id: number; readonly ok: false; readonly error: SignJobError };
+
+/** A successful answer of either kind. */
+export type SignJobSuccess = Extract<SignJobReply, { ok: true }>;
 
 /** A line a worker's signer logs (the repair fallback, start-up warnings), written by the pool's logger. */
 export interface SignWorkerLog {

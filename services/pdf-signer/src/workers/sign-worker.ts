@@ -6,14 +6,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
 import { createSigner } from '../domain/create-signer';
+import { loadPdf } from '../domain/load-pdf';
 import { transferableBytes } from './sign-job';
 import type {
-  SignJob,
   SignJobError,
   SignJobReply,
   SignWorkerLog,
   SignWorkerReady,
   SignWorkerSetup,
+  WorkerJob,
 } from './sign-job';
 
 const port = parentPort;
@@ -41,7 +42,26 @@ const errorOf = (err: unknown): SignJobError => {
   return { name: 'Error', message: String(err) };
 };
 
-port.on('message', (job: SignJob) => {
+/** Read a document as signing would (the same loader, repairs included) and count its pages. */
+const inspect = async (bytes: ArrayBuffer) => {
+  const { doc } = await loadPdf(Buffer.from(bytes));
+  return { pageCount: doc.getPageCount() };
+};
+
+port.on('message', (job: WorkerJob) => {
+  if ('inspect' in job) {
+    inspect(job.inspect.bytes).then(
+      (inspected) => {
+        const reply: SignJobReply = { id: job.id, ok: true, inspected };
+        port.postMessage(reply);
+      },
+      (err: unknown) => {
+        const reply: SignJobReply = { id: job.id, ok: false, error: errorOf(err) };
+        port.postMessage(reply);
+      },
+    );
+    return;
+  }
   const { bytes, ...rest } = job.input;
   signer.sign({ ...rest, bytes: Buffer.from(bytes) }).then(
     (result) => {

@@ -11,12 +11,13 @@ import type { SigningMaterial } from '../domain/load-signing-identity';
 import type { TimestampSettings } from '../domain/request-timestamp';
 import { transferableBytes } from './sign-job';
 import type {
-  SignJob,
   SignJobError,
   SignJobReply,
+  SignJobSuccess,
   SignWorkerLog,
   SignWorkerReady,
   SignWorkerSetup,
+  WorkerJob,
 } from './sign-job';
 
 /** How the pool of signing workers is sized and bounded. */
@@ -40,6 +41,11 @@ export interface SignPoolOptions {
  * whole ArrayBuffer.
  */
 export interface SignPool extends Signer {
+  /**
+   * Read a PDF as signing would (the same loader and repairs) on a signing worker, under the same
+   * queue, budget and heap limit as a signing, and answer its page count. Moves `bytes` as `sign` does.
+   */
+  inspect(bytes: Buffer): Promise<{ pageCount: number }>;
   /** Workers ready to sign now (0 while all are being replaced). */
   readyWorkers(): number;
   /** Jobs each running worker has been handed so far, by worker (for tests and diagnostics). */
@@ -49,9 +55,9 @@ export interface SignPool extends Signer {
 }
 
 interface PendingJob {
-  readonly job: SignJob;
+  readonly job: WorkerJob;
   readonly transfer: ArrayBuffer;
-  readonly resolve: (result: SignResult) => void;
+  readonly resolve: (reply: SignJobSuccess) => void;
   readonly reject: (err: unknown) => void;
   timer?: NodeJS.Timeout;
 }
@@ -185,10 +191,11 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
       worker: slot.id,
       budgetMs: jobBudgetMs,
     });
+    const verb = pending && 'inspect' in pending.job ? 'read' : 'sign';
     pending?.reject(
       new ServiceError(
         'invalid_argument',
-        `file: the document is too complex to sign within ${seconds(jobBudgetMs)} s`,
+        `file: the document is too complex to ${verb} within ${seconds(jobBudgetMs)} s`,
         'file',
       ),
     );
@@ -254,8 +261,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
         if (slot.job?.job.id !== message.id) return;
         const pending = settle(slot);
         if (message.ok) {
-          const { bytes, ...rest } = message.result;
-          pending?.resolve({ ...rest, bytes: Buffer.from(bytes) });
+          pending?.resolve(message);
         } else {
           pending?.reject(errorFrom(message.error));
         }
@@ -296,22 +302,32 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     throw err;
   }
 
+  /** Queue a job for the next free worker (in arrival order, signings and inspections alike). */
+  const submit = (job: WorkerJob, transfer: ArrayBuffer): Promise<SignJobSuccess> => {
+    if (closing) return Promise.reject(new ServiceError('unavailable', 'the signer is shutting down'));
+    return new Promise<SignJobSuccess>((resolve, reject) => {
+      queue.push({ job, transfer, resolve, reject });
+      dispatch();
+    });
+  };
+
   return {
     certificateFingerprint: identity.fingerprint256,
     developmentCertificate: identity.development,
-    sign(input: SignInput): Promise<SignResult> {
-      if (closing) return Promise.reject(new ServiceError('unavailable', 'the signer is shutting down'));
+    async sign(input: SignInput): Promise<SignResult> {
       const { bytes, ...rest } = input;
       const transfer = transferableBytes(bytes);
-      return new Promise<SignResult>((resolve, reject) => {
-        queue.push({
-          job: { id: nextJobId++, input: { ...rest, bytes: transfer } },
-          transfer,
-          resolve,
-          reject,
-        });
-        dispatch();
-      });
+      const reply = await submit({ id: nextJobId++, input: { ...rest, bytes: transfer } }, transfer);
+      if (!('result' in reply)) throw new Error('signing worker answered a signing with no result');
+      const { bytes: signed, ...result } = reply.result;
+      return { ...result, bytes: Buffer.from(signed) };
+    },
+    async inspect(bytes: Buffer): Promise<{ pageCount: number }> {
+      const transfer = transferableBytes(bytes);
+      const reply = await submit({ id: nextJobId++, inspect: { bytes: transfer } }, transfer);
+      if (!('inspected' in reply))
+        throw new Error('signing worker answered an inspection with no page count');
+      return { pageCount: reply.inspected.pageCount };
     },
     readyWorkers: () => [...slots].filter((s) => s.ready).length,
     jobsPerWorker: () => [...slots].map((s) => s.jobs),

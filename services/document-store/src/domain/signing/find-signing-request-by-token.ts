@@ -21,6 +21,7 @@ export const findSigningRequestByToken = async (
     recipientName: row.recipientName,
     recipientEmail: row.recipientEmail,
     senderEmail: row.senderEmail,
+    message: row.message,
     fileName: row.fileName,
     positions: row.positions,
     objectKey: row.objectKey,
