@@ -1,13 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '@esign/contracts';
 import type { TPdfVerifyReply } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
 import type { VerifyPdfOptions } from '../domain/verify-pdf';
 import { transferableBytes } from '../workers/sign-job';
+import { workerSource } from '../workers/worker-source';
 
 export type VerifyWorkerSetup = VerifyPdfOptions;
 export interface VerifyJob {
@@ -27,29 +24,6 @@ export interface Verifier {
 const WORKER_URL = new URL('./verify-worker.ts', import.meta.url);
 
 /**
- * The worker's code: compiled JavaScript as it is; source through tsx's loader, registered by a
- * two-line bootstrap (Node 20 workers do not take `--import`), as the signing pool does.
- */
-const workerSource = (): { source: string | URL; eval: boolean } => {
-  if (!WORKER_URL.pathname.endsWith('.ts')) return { source: WORKER_URL, eval: false };
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('tsx/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    exports: Record<string, { import?: { default?: string } } | string>;
-  };
-  const entry = manifest.exports['./esm/api'];
-  const api = typeof entry === 'object' ? entry.import?.default : undefined;
-  if (!api) throw new Error('tsx: no ESM entry for tsx/esm/api');
-  const apiUrl = pathToFileURL(join(dirname(manifestPath), api)).href;
-  return {
-    source:
-      `import(${JSON.stringify(apiUrl)})` +
-      `.then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`,
-    eval: true,
-  };
-};
-
-/**
  * One verification worker (started on first use), with a budget per file: a file still being checked
  * after `budgetMs` ends the worker (answering `invalid_argument`) and the next file gets a new one.
  * Files wait in arrival order. The work is linear in the file (hashing its signed ranges once per
@@ -61,7 +35,7 @@ export const startVerifier = (options: {
   setup: VerifyWorkerSetup;
   logger: Logger;
 }): Verifier => {
-  const { source, eval: evalSource } = workerSource();
+  const { source, eval: evalSource } = workerSource(WORKER_URL);
   let worker: Worker | undefined;
   let ready: Promise<Worker> | undefined;
   let nextId = 1;

@@ -1,7 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
@@ -19,6 +15,7 @@ import type {
   SignWorkerSetup,
   WorkerJob,
 } from './sign-job';
+import { workerSource } from './worker-source';
 
 /** How the pool of signing workers is sized and bounded. */
 export interface SignPoolOptions {
@@ -76,31 +73,6 @@ interface Slot {
 
 const WORKER_URL = new URL('./sign-worker.ts', import.meta.url);
 
-/**
- * The worker's code. Compiled JavaScript is started as it is. Source files run through tsx, as
- * `node --import tsx` runs the service; on Node 20 a worker does not take `--import` from execArgv,
- * so a two-line bootstrap registers tsx's loader in the worker before importing the entry. Nothing
- * else from this process's command line reaches the workers (not the telemetry preload).
- */
-const workerSource = (): { source: string | URL; eval: boolean } => {
-  if (!WORKER_URL.pathname.endsWith('.ts')) return { source: WORKER_URL, eval: false };
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('tsx/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    exports: Record<string, { import?: { default?: string } } | string>;
-  };
-  const entry = manifest.exports['./esm/api'];
-  const api = typeof entry === 'object' ? entry.import?.default : undefined;
-  if (!api) throw new Error('tsx: no ESM entry for tsx/esm/api');
-  const apiUrl = pathToFileURL(join(dirname(manifestPath), api)).href;
-  return {
-    source:
-      `import(${JSON.stringify(apiUrl)})` +
-      `.then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`,
-    eval: true,
-  };
-};
-
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10}`;
 
 const errorFrom = (error: SignJobError): Error => {
@@ -143,7 +115,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     );
   }
   const setup: SignWorkerSetup = { signing, development, timestamps: options.timestamps };
-  const { source, eval: evalSource } = workerSource();
+  const { source, eval: evalSource } = workerSource(WORKER_URL);
 
   const slots = new Set<Slot>();
   const warned = new Set<string>();
