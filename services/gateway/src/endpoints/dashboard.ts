@@ -3,8 +3,6 @@ import { z } from 'zod';
 import { ZDashboardSigned, ZSentRequestList } from '../api/account-schemas';
 import { defineOperation } from '../api/operation';
 import { ZDocumentList, ZIdempotencyHeaders, ZPublicDocumentDetail } from '../api/public-schemas';
-import { fingerprintOf } from '../operations/idempotency';
-import { signDocument } from '../operations/sign-document';
 import {
   documentOf,
   listDocumentsOf,
@@ -12,7 +10,7 @@ import {
   SIGNED_PDF_DOWNLOAD_HEADERS,
   ZListDocumentsQuery,
 } from './documents';
-import { toPositions, toSignature } from './sign';
+import { signUploadedForm } from './sign';
 import { ZSignFields } from './sign-fields';
 
 // The dashboard's own view of documents and its signing, for the signed-in session (cookie) only:
@@ -124,27 +122,9 @@ export const dashboardSignOperation = defineOperation({
   responses: { 201: { description: 'Signed', json: ZDashboardSigned, headers: NO_STORE_HEADER } },
   errors: ['invalid_argument', 'permission_denied', 'conflict', 'too_large', 'unavailable', 'internal'],
   async handle(input, deps) {
-    const { session, file, fields } = input;
+    const { session, file } = input;
     if (!session || !file) throw new Error('dashboardSign needs a session and a file');
-    const idempotencyKey = input.headers['Idempotency-Key'];
-    const signed = await signDocument(deps.signing, {
-      deadline: Date.now() + deps.config.SIGN_TIMEOUT_MS,
-      accountId: session.accountId,
-      upload: file,
-      signature: toSignature(fields),
-      positions: toPositions(fields),
-      usedPositions: fields.positions !== undefined,
-      signer: {
-        name: fields.signerName,
-        email: fields.signerEmail,
-        ipAddress: input.client.ip,
-        userAgent: input.client.userAgent,
-      },
-      receivedAt: input.receivedAt,
-      idempotency: idempotencyKey
-        ? { key: idempotencyKey, requestHash: fingerprintOf(file, input.rawFields) }
-        : undefined,
-    });
+    const signed = await signUploadedForm(deps, session.accountId, { ...input, file });
     deps.logger.info('document signed from the dashboard', { auditId: signed.auditId, bytes: file.size });
     return {
       status: 201,

@@ -6,6 +6,8 @@ import { parseImageDataUri } from '../http/sniff';
 import { fingerprintOf } from '../operations/idempotency';
 import { signDocument, type SignedDocument } from '../operations/sign-document';
 import { ZSignFields, type TSignFields } from './sign-fields';
+import type { GatewayDeps } from '../deps';
+import type { ReceivedFile } from '../http/receive-upload';
 import { renderSignReference, signReference, type SignReference } from './sign-reference';
 
 /** Content-Disposition with an ASCII fallback and the UTF-8 name (RFC 6266 / 5987). */
@@ -41,6 +43,48 @@ export const signedPdfHeaders = (signed: SignedDocument): Record<string, string>
   'Cache-Control': 'no-store',
   ...(signed.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
 });
+
+/** What a multipart sign request gives the sign workflow (POST /api/v1/sign and the dashboard's). */
+interface SignFormInput {
+  readonly file: ReceivedFile;
+  readonly fields: TSignFields;
+  readonly rawFields: Readonly<Record<string, string>>;
+  readonly headers: { readonly 'Idempotency-Key'?: string | undefined };
+  readonly client: { readonly ip: string; readonly userAgent: string };
+  readonly receivedAt: string;
+}
+
+/**
+ * Runs the sign workflow for a multipart sign request of `accountId`: the signature and positions
+ * from the fields, the signer from the fields and the client, the Idempotency-Key with the request's
+ * fingerprint. Answered within SIGN_TIMEOUT_MS of the upload being in (plus a short clean-up).
+ */
+export const signUploadedForm = (
+  deps: Pick<GatewayDeps, 'signing' | 'config'>,
+  accountId: string,
+  input: SignFormInput,
+): Promise<SignedDocument> => {
+  const { file, fields } = input;
+  const idempotencyKey = input.headers['Idempotency-Key'];
+  return signDocument(deps.signing, {
+    deadline: Date.now() + deps.config.SIGN_TIMEOUT_MS,
+    accountId,
+    upload: file,
+    signature: toSignature(fields),
+    positions: toPositions(fields),
+    usedPositions: fields.positions !== undefined,
+    signer: {
+      name: fields.signerName,
+      email: fields.signerEmail,
+      ipAddress: input.client.ip,
+      userAgent: input.client.userAgent,
+    },
+    receivedAt: input.receivedAt,
+    idempotency: idempotencyKey
+      ? { key: idempotencyKey, requestHash: fingerprintOf(file, input.rawFields) }
+      : undefined,
+  });
+};
 
 const SIGN_EXAMPLE = {
   signerName: 'Ada Lovelace',
@@ -85,29 +129,10 @@ export const signDocumentOperation = defineOperation({
   },
   errors: ['invalid_argument', 'conflict', 'too_large', 'unavailable', 'internal'],
   async handle(input, deps) {
-    const { principal, file, fields } = input;
+    const { principal, file } = input;
     if (!principal || !file) throw new Error('signDocument needs a principal and a file');
-    const idempotencyKey = input.headers['Idempotency-Key'];
     const started = performance.now();
-    const signed = await signDocument(deps.signing, {
-      // Answered within SIGN_TIMEOUT_MS of the upload being in (plus a short clean-up after a failure).
-      deadline: Date.now() + deps.config.SIGN_TIMEOUT_MS,
-      accountId: principal.accountId,
-      upload: file,
-      signature: toSignature(fields),
-      positions: toPositions(fields),
-      usedPositions: fields.positions !== undefined,
-      signer: {
-        name: fields.signerName,
-        email: fields.signerEmail,
-        ipAddress: input.client.ip,
-        userAgent: input.client.userAgent,
-      },
-      receivedAt: input.receivedAt,
-      idempotency: idempotencyKey
-        ? { key: idempotencyKey, requestHash: fingerprintOf(file, input.rawFields) }
-        : undefined,
-    });
+    const signed = await signUploadedForm(deps, principal.accountId, { ...input, file });
     const stream = await deps.signing.openObject(signed.objectKey);
     deps.logger.info(signed.replayed ? 'signed document replayed' : 'document signed', {
       auditId: signed.auditId,
