@@ -135,7 +135,7 @@ export const startMailerService = async (
       SignInLinkRequested,
       signInLinkRequestedHandler({
         ...deps,
-        issueSignInToken: (email) => connected.request(SignInTokenIssue, { email }),
+        issueSignInToken: (email, requestId) => connected.request(SignInTokenIssue, { email, requestId }),
         publicBaseUrl: config.PUBLIC_BASE_URL,
       }),
       consume('mailer-sign-in-link-requested'),
