@@ -224,7 +224,11 @@ const deliveryRow = (
       : h(
           'details',
           {},
-          h('summary', {}, `All ${delivery.attemptLog.length} attempts`),
+          h(
+            'summary',
+            {},
+            delivery.attemptLog.length === 1 ? 'Details' : `All ${delivery.attemptLog.length} attempts`,
+          ),
           h(
             'ol',
             { class: 'attempts' },
