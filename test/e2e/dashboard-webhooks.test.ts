@@ -15,6 +15,7 @@ import {
   signUpAndIn,
   type SignedInUser,
 } from './harness';
+import { waitForMail } from './send-harness';
 
 // The dashboard's Webhooks view (/dashboard#/webhooks) in Debian's Chromium, against the e2e stack,
 // whose webhook service delivers to receivers on 127.0.0.3 (see global-setup.ts).
@@ -243,5 +244,43 @@ describe('webhooks in the dashboard', () => {
 
     expect(problems).toEqual([]);
     await context.close();
+  });
+  it('shows an endpoint the service disabled (410) with its reason, and the owner is emailed how to re-enable it', async () => {
+    const gone = await startWebhookReceiver();
+    gone.respond((_request, _n, res) => {
+      res.statusCode = 410;
+      res.end('gone');
+    });
+    try {
+      const created = await fetch(
+        `${baseUrl}/api/webhooks`,
+        jsonInit('POST', { url: gone.url, eventTypes: ['document.signed'] }, dashboardHeaders(user)),
+      );
+      expect(created.status).toBe(201);
+      const { webhook } = (await created.json()) as { webhook: { id: string } };
+      const test = await fetch(`${baseUrl}/api/webhooks/${webhook.id}/test`, {
+        method: 'POST',
+        headers: dashboardHeaders(user),
+      });
+      expect(test.status).toBe(202);
+      await gone.waitFor(1);
+
+      // The whole chain: webhook service → events.webhook.endpoint-disabled → mailer → key service.
+      const [mail] = await waitForMail(user.email, /Webhook endpoint disabled/);
+      expect(mail?.subject).toBe(`Webhook endpoint disabled: ${gone.url}`);
+      expect(mail?.text).toContain('Your receiver answered 410 Gone, which tells us to stop.');
+      expect(mail?.text).toContain(`/dashboard#/webhooks/${webhook.id}`);
+
+      const { context, page, problems } = await openSignedIn();
+      await page.goto(`${baseUrl}/dashboard#/webhooks/${webhook.id}`);
+      await poll(() => page.locator('.facts .badge').textContent()).toMatch(
+        /^Disabled: the receiver answered 410 Gone/,
+      );
+      await poll(() => page.getByRole('button', { name: 'Enable', exact: true }).count()).toBe(1);
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await gone.close();
+    }
   });
 });
