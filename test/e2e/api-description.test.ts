@@ -93,6 +93,8 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
   let user: SignedInUser | undefined;
   let keyId = '';
   let dashboardAuditId = '';
+  let dashboardWebhookId = '';
+  let dashboardEventId = '';
   const signedIn = (): SignedInUser => {
     if (!user) throw new Error('signIn runs first');
     return user;
@@ -552,6 +554,127 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
         name: 'a malformed id (400)',
         send: () =>
           fetch(`${baseUrl}/api/keys?id=42`, { method: 'DELETE', headers: dashboardHeaders(signedIn()) }),
+      },
+    ],
+    listDashboardWebhooks: [
+      {
+        name: 'the account’s',
+        send: () => fetch(`${baseUrl}/api/webhooks`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      { name: 'an API key (401)', send: () => fetch(`${baseUrl}/api/webhooks`, { headers: key }) },
+    ],
+    createDashboardWebhook: [
+      {
+        name: 'an endpoint',
+        send: async () => {
+          const res = await fetch(
+            `${baseUrl}/api/webhooks`,
+            jsonInit(
+              'POST',
+              { url: 'http://127.0.0.3:9/hooks', eventTypes: ['document.signed'] },
+              dashboardHeaders(signedIn()),
+            ),
+          );
+          dashboardWebhookId = ((await res.clone().json()) as { webhook: { id: string } }).webhook.id;
+          return res;
+        },
+      },
+      {
+        name: 'without the CSRF token (403)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/webhooks`,
+            jsonInit(
+              'POST',
+              { url: 'http://127.0.0.3:9/hooks', eventTypes: ['document.signed'] },
+              { Cookie: signedIn().cookie, Origin: baseUrl },
+            ),
+          ),
+      },
+    ],
+    getDashboardWebhook: [
+      {
+        name: 'the one created',
+        send: () =>
+          fetch(`${baseUrl}/api/webhooks/${dashboardWebhookId}`, { headers: { Cookie: signedIn().cookie } }),
+      },
+    ],
+    updateDashboardWebhook: [
+      {
+        name: 'disabled',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/webhooks/${dashboardWebhookId}`,
+            jsonInit('PATCH', { enabled: false }, dashboardHeaders(signedIn())),
+          ),
+      },
+      {
+        name: 'enabled again',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/webhooks/${dashboardWebhookId}`,
+            jsonInit('PATCH', { enabled: true }, dashboardHeaders(signedIn())),
+          ),
+      },
+    ],
+    rotateDashboardWebhookSecret: [
+      {
+        name: 'with no overlap',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/webhooks/${dashboardWebhookId}/rotate-secret`,
+            jsonInit('POST', { overlapHours: 0 }, dashboardHeaders(signedIn())),
+          ),
+      },
+    ],
+    sendTestDashboardWebhook: [
+      {
+        name: 'to the endpoint',
+        send: async () => {
+          const res = await fetch(`${baseUrl}/api/webhooks/${dashboardWebhookId}/test`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+          });
+          dashboardEventId = ((await res.clone().json()) as { eventId: string }).eventId;
+          return res;
+        },
+      },
+    ],
+    replayDashboardWebhookEvent: [
+      {
+        name: 'the test event',
+        send: () =>
+          fetch(`${baseUrl}/api/webhooks/${dashboardWebhookId}/events/${dashboardEventId}/replay`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+          }),
+      },
+    ],
+    listDashboardWebhookDeliveries: [
+      {
+        name: 'the test event and its replay',
+        send: () =>
+          fetch(`${baseUrl}/api/webhooks/${dashboardWebhookId}/deliveries`, {
+            headers: { Cookie: signedIn().cookie },
+          }),
+      },
+    ],
+    deleteDashboardWebhook: [
+      {
+        name: 'the endpoint',
+        send: () =>
+          fetch(`${baseUrl}/api/webhooks/${dashboardWebhookId}`, {
+            method: 'DELETE',
+            headers: dashboardHeaders(signedIn()),
+          }),
+      },
+      {
+        name: 'again (404)',
+        send: () =>
+          fetch(`${baseUrl}/api/webhooks/${dashboardWebhookId}`, {
+            method: 'DELETE',
+            headers: dashboardHeaders(signedIn()),
+          }),
       },
     ],
     listDashboardDocuments: [

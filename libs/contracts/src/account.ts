@@ -119,11 +119,21 @@ export const SessionSignOut = defineRequest(
  * single use, short-lived). For an unknown email nothing is issued (`accountExists: false`): the
  * caller must answer its client the same way in both cases ("if an account exists, a link is on its
  * way") and send the email off the request path. A new token replaces the account's unused ones
- * (only the latest link works). Errors: `invalid_argument` (field `email`).
+ * (only the latest link works). At most `SIGN_IN_LINK_MAX_PER_EMAIL` (3) requests per address in
+ * `SIGN_IN_LINK_WINDOW_MS` (15 minutes), counted per address whether it has an account or not, before
+ * the lookup: beyond that `rate_limited` (the mailer then sends nothing). Errors: `invalid_argument`
+ * (field `email`), `rate_limited`.
  */
 export const SignInTokenIssue = defineRequest(
   'key.issue-sign-in-token',
-  z.object({ email: ZAccountEmail }),
+  z.object({
+    email: ZAccountEmail,
+    /**
+     * The link request this is for (the mailer passes the event's `eventId`): a retry of the same
+     * request is counted once against the per-address limit. Without it, every call counts.
+     */
+    requestId: z.uuid().optional(),
+  }),
   z.discriminatedUnion('accountExists', [
     z.object({
       accountExists: z.literal(true),

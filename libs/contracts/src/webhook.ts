@@ -226,12 +226,14 @@ export const WebhookReplay = defineRequest(
 export const WebhookSendTest = defineRequest('webhook.send-test', ZOwned, ZWebhookDelivery);
 
 /**
- * An endpoint was disabled by the service (410, or failing for days). Core NATS: the account is told
- * by whatever subscribes (the mailer could email it); the reason stays on the endpoint too.
+ * An endpoint was disabled by the service (410, or failing for days). Durable (JetStream, stream
+ * `EVENTS`): the mailer consumes it and emails the account's owner, once per `eventId` (also the
+ * message id, so a republish within the dedupe window is dropped); the reason stays on the endpoint too.
  */
 export const WebhookEndpointDisabled = defineEvent(
   'events.webhook.endpoint-disabled',
   z.object({
+    eventId: z.uuid(),
     accountId: z.uuid(),
     webhookId: ZWebhookId,
     url: z.string(),
@@ -239,5 +241,6 @@ export const WebhookEndpointDisabled = defineEvent(
     failingSince: ZIsoTimestamp.nullable(),
     disabledAt: ZIsoTimestamp,
   }),
-  { durable: false },
+  { durable: true },
 );
+export type TWebhookEndpointDisabledEvent = z.infer<(typeof WebhookEndpointDisabled)['payload']>;

@@ -18,6 +18,10 @@ export const ZAccountEnv = z.object({
   SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
   /** The attempts window: it starts at the first attempt and ends this much later. */
   SIGN_IN_ATTEMPT_WINDOW_MS: ms(15 * MINUTE),
+  /** Sign-in link requests allowed per email address in one (sliding) window; more send no email. */
+  SIGN_IN_LINK_MAX_PER_EMAIL: z.coerce.number().int().positive().default(3),
+  /** The sign-in link window. */
+  SIGN_IN_LINK_WINDOW_MS: ms(15 * MINUTE),
   /**
    * scrypt cost as log2(N), with r = 8 and p = 1. 15 is 32 MiB and about 120 ms per hash on the 2-core
    * development VM; 14 is the floor. Stored with each hash, so raising it rehashes at the next sign-in.

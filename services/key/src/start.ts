@@ -118,7 +118,7 @@ export const startKeyService = async (
   }
 };
 
-/** Delete expired sessions, sign-in tokens and attempt windows now and then (verification ignores them anyway). */
+/** Delete expired sessions, sign-in tokens, attempt windows and old link requests now and then (verification ignores them anyway). */
 const startPurge = (options: { deps: KeyServiceDeps; intervalMs: number; logger: Logger }) => {
   const { deps, logger } = options;
   const timer = setInterval(() => {
@@ -127,6 +127,7 @@ const startPurge = (options: { deps: KeyServiceDeps; intervalMs: number; logger:
         now: deps.now(),
         idleMs: deps.config.SESSION_IDLE_TIMEOUT_MS,
         attemptWindowMs: deps.config.SIGN_IN_ATTEMPT_WINDOW_MS,
+        linkWindowMs: deps.config.SIGN_IN_LINK_WINDOW_MS,
       }),
     ).then(
       (purged) => logger.debug('purged expired sessions', purged),

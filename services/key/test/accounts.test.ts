@@ -426,6 +426,50 @@ describe('sign-in tokens', () => {
   });
 });
 
+describe('sign-in link requests per address', () => {
+  it('allow 3 per address in 15 minutes, known or not, count a retry once, and free up as the window slides', async () => {
+    const { email } = await signUpAndIn();
+    const nobody = uniqueEmail('nobody');
+    const ids = Array.from({ length: 4 }, () => randomUUID());
+    for (const requestId of ids.slice(0, 3)) {
+      const issued = await client.request(SignInTokenIssue, { email, requestId });
+      if (!issued.accountExists) throw new Error('expected a token');
+      secretsHandedOut.push(issued.token);
+      // An address without an account is counted the same way (and answers accountExists: false).
+      expect(await client.request(SignInTokenIssue, { email: nobody, requestId: randomUUID() })).toEqual({
+        accountExists: false,
+      });
+    }
+    // The fourth: refused alike for both addresses (the normalised address counts: case is ignored).
+    const limited = await rejection(
+      client.request(SignInTokenIssue, { email: email.toUpperCase(), requestId: ids[3] }),
+    );
+    expect(limited.code).toBe('rate_limited');
+    expect(
+      (await rejection(client.request(SignInTokenIssue, { email: nobody, requestId: randomUUID() }))).code,
+    ).toBe('rate_limited');
+    // A retry of the second request (the mailer after a failed send) keeps its place: it is let through.
+    const retried = await client.request(SignInTokenIssue, { email, requestId: ids[1] });
+    if (!retried.accountExists) throw new Error('expected a token');
+    secretsHandedOut.push(retried.token);
+    // Another address is not affected.
+    const { email: other } = await signUpAndIn();
+    expect((await client.request(SignInTokenIssue, { email: other })).accountExists).toBe(true);
+
+    // 15 minutes after the first three, the window has slid past them: links again.
+    clockOffsetMs += 15 * MINUTE + 1000;
+    const later = await client.request(SignInTokenIssue, { email, requestId: randomUUID() });
+    if (!later.accountExists) throw new Error('expected a token');
+    secretsHandedOut.push(later.token);
+    const stored = await db.query<{ email_hash: string }>(
+      'select email_hash from key.sign_in_link_requests where request_id = $1',
+      [ids[0]],
+    );
+    // Only the address's SHA-256 is stored, never the address.
+    expect(stored.rows[0]?.email_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
 describe('an account’s keys', () => {
   it('creates named keys, lists them without secrets, and revokes only its own', async () => {
     const owner = await signUpAndIn();

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore, createPresigner } from '@esign/blob';
 import { busOptionsFrom, connectBus, type Bus, type ConsumeOptions } from '@esign/bus';
 import {
+  AccountUsageGet,
   SignInLinkRequested,
   SignInTokenIssue,
   SigningAttachLink,
@@ -11,6 +12,7 @@ import {
   SigningExpired,
   SigningReminderDue,
   SigningRequested,
+  WebhookEndpointDisabled,
 } from '@esign/contracts';
 import { createDatabase, migrateSchema } from '@esign/db';
 import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
@@ -26,6 +28,7 @@ import { signingDeclinedHandler } from './handlers/signing-declined';
 import { signingExpiredHandler } from './handlers/signing-expired';
 import { signingReminderDueHandler } from './handlers/signing-reminder-due';
 import { signingRequestedHandler } from './handlers/signing-requested';
+import { accountEmailVia, webhookEndpointDisabledHandler } from './handlers/webhook-endpoint-disabled';
 
 /** A running mailer. */
 export interface MailerService {
@@ -132,10 +135,19 @@ export const startMailerService = async (
       SignInLinkRequested,
       signInLinkRequestedHandler({
         ...deps,
-        issueSignInToken: (email) => connected.request(SignInTokenIssue, { email }),
+        issueSignInToken: (email, requestId) => connected.request(SignInTokenIssue, { email, requestId }),
         publicBaseUrl: config.PUBLIC_BASE_URL,
       }),
       consume('mailer-sign-in-link-requested'),
+    );
+    await connected.consume(
+      WebhookEndpointDisabled,
+      webhookEndpointDisabledHandler({
+        ...deps,
+        accountEmail: accountEmailVia((request) => connected.request(AccountUsageGet, request)),
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+      }),
+      consume('mailer-webhook-endpoint-disabled'),
     );
     const health = await startHealthServer({
       port: config.HEALTH_PORT,

@@ -12,7 +12,10 @@ import {
   SigningExpired,
   SigningReminderDue,
   SigningRequested,
+  AccountUsageGet,
+  WebhookEndpointDisabled,
   type TSigningCompletedEvent,
+  type TWebhookEndpointDisabledEvent,
   type TSigningRequestedEvent,
 } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
@@ -384,6 +387,104 @@ describe('after the request ends', () => {
     expect(toSender?.parsed.subject).toBe('Expired unsigned: contract.pdf');
     expect(toRecipient?.parsed.subject).toBe('Canceled: contract.pdf');
     expect(toRecipient?.parsed.text).toContain('no longer works');
+  });
+});
+
+describe('a disabled webhook endpoint', () => {
+  /** The stand-in key service: `key.get-usage` knows one account. */
+  let keys: Bus;
+  const owner = { accountId: randomUUID(), email: `owner+${randomUUID().slice(0, 8)}@example.com` };
+  let lookups = 0;
+
+  beforeAll(async () => {
+    keys = await connectBus({
+      url: await testNatsUrl(),
+      name: 'key',
+      prefix,
+      logger: createLogger({ service: 'test', level: 'error' }),
+      timeoutMs: 5000,
+    });
+    await keys.serve([
+      endpoint(AccountUsageGet, ({ accountId }) => {
+        lookups += 1;
+        if (accountId !== owner.accountId) return Promise.reject(new ServiceError('not_found', 'no account'));
+        return Promise.resolve({
+          accountId,
+          email: owner.email,
+          plan: 'business' as const,
+          limits: { documentsPerMonth: null, apiAccess: true, maxFileBytes: 25 * 1024 * 1024 },
+          month: '2030-01',
+          documentsUsed: 0,
+          documentsRemaining: null,
+          resetsAt: '2030-02-01T00:00:00.000Z',
+        });
+      }),
+    ]);
+  });
+  afterAll(async () => {
+    await keys?.drain();
+  });
+
+  const disabled = (
+    overrides: Partial<TWebhookEndpointDisabledEvent> = {},
+  ): TWebhookEndpointDisabledEvent => ({
+    eventId: randomUUID(),
+    accountId: owner.accountId,
+    webhookId: 'wh_4Qx9TnV2kLm8RbZc1YdFh7Ws',
+    url: 'https://hooks.example.com/esign?x=<b>',
+    reason: 'failing',
+    failingSince: '2030-01-01T08:00:00.000Z',
+    disabledAt: '2030-01-06T08:05:00.000Z',
+    ...overrides,
+  });
+
+  it('emails the account owner the URL, the reason and how to re-enable it, once however often the event comes', async () => {
+    const event = disabled();
+    await docs.publish(WebhookEndpointDisabled, event, { msgId: event.eventId });
+    const [mail] = await waitForMail(owner.email);
+    expect(mail?.envelope.to).toEqual([owner.email]);
+    expect(mail?.parsed.subject).toBe('Webhook endpoint disabled: https://hooks.example.com/esign?x=<b>');
+    const text = mail?.parsed.text ?? '';
+    expect(text).toContain('We stopped sending webhook events to https://hooks.example.com/esign?x=<b>.');
+    expect(text).toContain('Every delivery to it has failed since 2030-01-01 08:00 UTC');
+    expect(text).toContain('Disabled at: 2030-01-06 08:05 UTC');
+    expect(text).toContain(
+      'PATCH /api/v1/webhooks/wh_4Qx9TnV2kLm8RbZc1YdFh7Ws and the body {"enabled": true}',
+    );
+    expect(text).toContain(`${BASE_URL}/dashboard#/webhooks/wh_4Qx9TnV2kLm8RbZc1YdFh7Ws`);
+    const html = String(mail?.parsed.html);
+    expect(html).toContain('https://hooks.example.com/esign?x=&lt;b&gt;');
+    expect(html).not.toContain('<b>');
+    expect(await deliveryRows(event.eventId)).toMatchObject([
+      { kind: 'webhook-disabled', recipient: owner.email, state: 'sent', attempts: 1 },
+    ]);
+
+    // The same event again (a redelivery, or a republish past the stream's dedupe): no second email.
+    const seen = lookups;
+    await docs.publish(WebhookEndpointDisabled, event, { msgId: randomUUID() });
+    await expect.poll(() => lookups).toBeGreaterThan(seen);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(mailsTo(owner.email)).toHaveLength(1);
+    expect(await deliveryRows(event.eventId)).toMatchObject([{ state: 'sent', attempts: 1 }]);
+  });
+
+  it('says "410 Gone" for a receiver that asked to stop, and skips an account that no longer exists', async () => {
+    const gone = disabled({ reason: 'gone', failingSince: null, url: 'https://gone.example.com/hooks' });
+    await docs.publish(WebhookEndpointDisabled, gone, { msgId: gone.eventId });
+    await expect
+      .poll(() => mailsTo(owner.email).find((m) => m.parsed.subject?.includes('gone.example.com')))
+      .toBeDefined();
+    const mail = mailsTo(owner.email).find((m) => m.parsed.subject?.includes('gone.example.com'));
+    expect(mail?.parsed.text).toContain('Your receiver answered 410 Gone, which tells us to stop.');
+
+    const orphan = disabled({ accountId: randomUUID() });
+    const before = smtp.messages.length;
+    await docs.publish(WebhookEndpointDisabled, orphan, { msgId: orphan.eventId });
+    await expect.poll(async () => (await deliveryRows(orphan.eventId))[0]?.state).toBe('skipped');
+    expect(await deliveryRows(orphan.eventId)).toMatchObject([
+      { recipient: `account:${orphan.accountId}`, last_error: 'the account no longer exists' },
+    ]);
+    expect(smtp.messages.length).toBe(before);
   });
 });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createPresigner } from '@esign/blob';
 import { busOptionsFrom, connectBus, type Bus, type ConsumeOptions } from '@esign/bus';
@@ -103,14 +104,21 @@ export const startWebhookService = async (
             accountId: endpoint.accountId,
             reason: endpoint.disabledReason,
           });
-          await connected.publish(WebhookEndpointDisabled, {
-            accountId: endpoint.accountId,
-            webhookId: endpoint.id,
-            url: endpoint.url,
-            reason: endpoint.disabledReason === 'gone' ? 'gone' : 'failing',
-            failingSince: endpoint.failingSince?.toISOString() ?? null,
-            disabledAt: (endpoint.disabledAt ?? now()).toISOString(),
-          });
+          // Durable: the mailer emails the account's owner (once per eventId, the message id too).
+          const eventId = randomUUID();
+          await connected.publish(
+            WebhookEndpointDisabled,
+            {
+              eventId,
+              accountId: endpoint.accountId,
+              webhookId: endpoint.id,
+              url: endpoint.url,
+              reason: endpoint.disabledReason === 'gone' ? 'gone' : 'failing',
+              failingSince: endpoint.failingSince?.toISOString() ?? null,
+              disabledAt: (endpoint.disabledAt ?? now()).toISOString(),
+            },
+            { msgId: eventId },
+          );
         },
         logger,
         now,

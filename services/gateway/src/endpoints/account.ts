@@ -190,7 +190,7 @@ export const requestSignInLinkOperation = defineOperation({
   tag: 'Account',
   summary: 'Email a sign-in link',
   description:
-    'Send a one-time sign-in link to the email, if it has an account. The answer is the same either way, and comes before any lookup (no account enumeration by answer or timing); the email goes out from the mailer. The link opens the dashboard (`/dashboard#/link/<token>`), where a button signs in with POST /api/auth/sign-in-link/redeem: it works once, within 15 minutes, and a newer link replaces it. Needs the mailer (`MAIL_*`/`SMTP_*` settings).',
+    'Send a one-time sign-in link to the email, if it has an account. The answer is the same either way, and comes before any lookup (no account enumeration by answer or timing); the email goes out from the mailer. The link opens the dashboard (`/dashboard#/link/<token>`), where a button signs in with POST /api/auth/sign-in-link/redeem: it works once, within 15 minutes, and a newer link replaces it. At most 3 link emails per address in 15 minutes (counted by the key service for every address; past that this answer is still the same, and no email is sent). Needs the mailer (`MAIL_*`/`SMTP_*` settings).',
   auth: 'none',
   dashboard: true,
   rateLimit: AUTH_LIMIT,

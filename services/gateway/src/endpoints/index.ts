@@ -44,6 +44,15 @@ import {
   rotateWebhookSecretOperation,
   sendTestWebhookOperation,
   updateWebhookOperation,
+  createDashboardWebhookOperation,
+  deleteDashboardWebhookOperation,
+  getDashboardWebhookOperation,
+  listDashboardWebhookDeliveriesOperation,
+  listDashboardWebhooksOperation,
+  replayDashboardWebhookEventOperation,
+  rotateDashboardWebhookSecretOperation,
+  sendTestDashboardWebhookOperation,
+  updateDashboardWebhookOperation,
 } from './webhooks';
 
 /**
@@ -94,4 +103,13 @@ export const OPERATIONS: readonly AnyOperation[] = [
   downloadDashboardDocumentOperation,
   dashboardSignOperation,
   listSentRequestsOperation,
+  listDashboardWebhooksOperation,
+  createDashboardWebhookOperation,
+  getDashboardWebhookOperation,
+  updateDashboardWebhookOperation,
+  rotateDashboardWebhookSecretOperation,
+  listDashboardWebhookDeliveriesOperation,
+  sendTestDashboardWebhookOperation,
+  replayDashboardWebhookEventOperation,
+  deleteDashboardWebhookOperation,
 ];

@@ -135,6 +135,50 @@ export interface DocumentQuery {
   limit?: number;
 }
 
+export const WEBHOOK_EVENT_TYPES = [
+  'document.signed',
+  'signing.viewed',
+  'signing.completed',
+  'signing.declined',
+  'signing.expired',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface Webhook {
+  id: string;
+  url: string;
+  description: string;
+  eventTypes: WebhookEventType[];
+  enabled: boolean;
+  disabledReason: 'gone' | 'failing' | 'manual' | null;
+  disabledAt: string | null;
+  failingSince: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookAttempt {
+  attemptedAt: string;
+  statusCode: number | null;
+  latencyMs: number;
+  succeeded: boolean;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  kind: 'event' | 'replay' | 'test';
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  attemptLog: WebhookAttempt[];
+}
+
 /** The CSRF token of the current session, sent with every change (set at sign-in and on load). */
 let csrfToken = '';
 export const setCsrfToken = (token: string): void => {
@@ -170,6 +214,33 @@ export const api = {
     request<{ id: string; revokedAt: string; alreadyRevoked: boolean }>(
       `/api/keys?id=${encodeURIComponent(id)}`,
       json('DELETE'),
+    ),
+  webhooks: () => request<{ webhooks: Webhook[] }>('/api/webhooks'),
+  createWebhook: (url: string, eventTypes: WebhookEventType[], description: string) =>
+    request<{ webhook: Webhook; secret: string }>(
+      '/api/webhooks',
+      json('POST', { url, eventTypes, ...(description ? { description } : {}) }),
+    ),
+  webhook: (id: string) => request<Webhook>(`/api/webhooks/${encodeURIComponent(id)}`),
+  updateWebhook: (id: string, change: { enabled?: boolean }) =>
+    request<Webhook>(`/api/webhooks/${encodeURIComponent(id)}`, json('PATCH', change)),
+  deleteWebhook: (id: string) =>
+    request<undefined>(`/api/webhooks/${encodeURIComponent(id)}`, json('DELETE')),
+  rotateWebhookSecret: (id: string, overlapHours: number) =>
+    request<{ secret: string; previousSecretExpiresAt: string | null }>(
+      `/api/webhooks/${encodeURIComponent(id)}/rotate-secret`,
+      json('POST', { overlapHours }),
+    ),
+  sendTestWebhook: (id: string) =>
+    request<WebhookDelivery>(`/api/webhooks/${encodeURIComponent(id)}/test`, json('POST')),
+  webhookDeliveries: (id: string) =>
+    request<{ deliveries: WebhookDelivery[]; nextCursor: string | null }>(
+      `/api/webhooks/${encodeURIComponent(id)}/deliveries?limit=20`,
+    ),
+  replayWebhookEvent: (id: string, eventId: string) =>
+    request<WebhookDelivery>(
+      `/api/webhooks/${encodeURIComponent(id)}/events/${encodeURIComponent(eventId)}/replay`,
+      json('POST'),
     ),
   documents: (query: DocumentQuery) => {
     const params = new URLSearchParams();

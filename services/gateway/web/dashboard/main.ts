@@ -15,6 +15,7 @@ import { renderKeys } from './views/keys';
 import { renderPlan } from './views/plan';
 import { renderSent } from './views/sent';
 import { renderSign } from './views/sign';
+import { renderWebhooks } from './views/webhooks';
 
 /** What a view gets: where to draw, the route, the session, and a way to refresh it. */
 export interface ViewContext {
@@ -41,6 +42,7 @@ const VIEWS: Record<string, { title: string; render: View }> = {
   sign: { title: 'Sign a document', render: renderSign },
   sent: { title: 'Sent for signing', render: renderSent },
   keys: { title: 'API keys', render: renderKeys },
+  webhooks: { title: 'Webhooks', render: renderWebhooks },
   plan: { title: 'Plan & usage', render: renderPlan },
 };
 

@@ -112,6 +112,21 @@ export const signInAttempts = keySchema.table('sign_in_attempts', {
   windowStartedAt: at('window_started_at').notNull(),
 });
 
+/**
+ * Sign-in link requests per address, to limit the link emails an address gets (a sliding window).
+ * Keyed by the request's id (a retry counts once); the address only as the SHA-256 of the normalised
+ * email, known or not, so the limit reveals nothing about which emails have accounts.
+ */
+export const signInLinkRequests = keySchema.table(
+  'sign_in_link_requests',
+  {
+    requestId: uuid('request_id').primaryKey(),
+    emailHash: text('email_hash').notNull(),
+    createdAt: at('created_at').notNull(),
+  },
+  (t) => [index('sign_in_link_requests_email_idx').on(t.emailHash, t.createdAt)],
+);
+
 /** Documents counted per account and calendar month (UTC); `month` is the month's first day. */
 export const documentUsage = keySchema.table(
   'document_usage',
@@ -149,6 +164,7 @@ export const schema = {
   sessions,
   signInTokens,
   signInAttempts,
+  signInLinkRequests,
   documentUsage,
   documentReservations,
 };

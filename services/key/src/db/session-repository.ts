@@ -1,7 +1,7 @@
 import type { TPlan } from '@esign/contracts';
-import { and, eq, gt, isNull, lt, lte, or } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { KeyDatabase } from './key-repository';
-import { accounts, sessions, signInAttempts, signInTokens } from './schema';
+import { accounts, sessions, signInAttempts, signInLinkRequests, signInTokens } from './schema';
 
 /** A stored session with its account. */
 export interface SessionRecord {
@@ -36,11 +36,31 @@ export interface SessionRepository {
   }): Promise<void>;
   /** Use a sign-in token once: the account id, or undefined when unknown, used or expired. */
   redeemSignInToken(tokenHash: string, now: Date): Promise<string | undefined>;
-  /** Delete expired sessions (idle or absolute), expired sign-in tokens and finished attempt windows. */
-  purgeExpired(input: { now: Date; idleMs: number; attemptWindowMs: number }): Promise<{
+  /**
+   * Record a sign-in link request for an address (once per `requestId`: a retry keeps its first time)
+   * and count the address's requests in the `windowMs` up to and including this one: a retry of an
+   * earlier request gets the count it had then, not one raised by later requests.
+   */
+  countSignInLinkRequest(input: {
+    requestId: string;
+    emailHash: string;
+    now: Date;
+    windowMs: number;
+  }): Promise<number>;
+  /**
+   * Delete expired sessions (idle or absolute), expired sign-in tokens, finished attempt windows and
+   * link requests older than their window.
+   */
+  purgeExpired(input: {
+    now: Date;
+    idleMs: number;
+    attemptWindowMs: number;
+    linkWindowMs?: number;
+  }): Promise<{
     sessions: number;
     signInTokens: number;
     signInAttempts: number;
+    signInLinkRequests: number;
   }>;
 }
 
@@ -119,7 +139,24 @@ export const createSessionRepository = (db: KeyDatabase): SessionRepository => (
     return row?.accountId;
   },
 
-  async purgeExpired({ now, idleMs, attemptWindowMs }) {
+  async countSignInLinkRequest({ requestId, emailHash, now, windowMs }) {
+    await db
+      .insert(signInLinkRequests)
+      .values({ requestId, emailHash, createdAt: now })
+      .onConflictDoNothing({ target: signInLinkRequests.requestId });
+    const result = await db.execute<{ n: number }>(sql`
+      with own as (
+        select ${signInLinkRequests.createdAt} as created_at from ${signInLinkRequests}
+        where ${signInLinkRequests.requestId} = ${requestId}
+      )
+      select count(*)::int as n from ${signInLinkRequests}, own
+      where ${signInLinkRequests.emailHash} = ${emailHash}
+        and ${signInLinkRequests.createdAt} > own.created_at - make_interval(secs => ${windowMs / 1000})
+        and (${signInLinkRequests.createdAt}, ${signInLinkRequests.requestId}) <= (own.created_at, ${requestId}::uuid)`);
+    return Number(result.rows[0]?.n ?? 1);
+  },
+
+  async purgeExpired({ now, idleMs, attemptWindowMs, linkWindowMs = attemptWindowMs }) {
     const idleBefore = new Date(now.getTime() - idleMs);
     const expiredSessions = await db
       .delete(sessions)
@@ -133,10 +170,15 @@ export const createSessionRepository = (db: KeyDatabase): SessionRepository => (
       .delete(signInAttempts)
       .where(lte(signInAttempts.windowStartedAt, new Date(now.getTime() - attemptWindowMs)))
       .returning({ emailHash: signInAttempts.emailHash });
+    const oldLinkRequests = await db
+      .delete(signInLinkRequests)
+      .where(lte(signInLinkRequests.createdAt, new Date(now.getTime() - linkWindowMs)))
+      .returning({ requestId: signInLinkRequests.requestId });
     return {
       sessions: expiredSessions.length,
       signInTokens: expiredTokens.length,
       signInAttempts: finishedWindows.length,
+      signInLinkRequests: oldLinkRequests.length,
     };
   },
 });

@@ -9,6 +9,8 @@ export type TAccountLifetimes = Pick<
   | 'SIGN_IN_TOKEN_TTL_MS'
   | 'SIGN_IN_MAX_ATTEMPTS'
   | 'SIGN_IN_ATTEMPT_WINDOW_MS'
+  | 'SIGN_IN_LINK_MAX_PER_EMAIL'
+  | 'SIGN_IN_LINK_WINDOW_MS'
 >;
 
 /** The service's clock; tests pass one they can move. */

@@ -6,6 +6,7 @@ import type {
   TSigningExpiredEvent,
   TSigningReminderDueEvent,
   TSigningRequestedEvent,
+  TWebhookEndpointDisabledEvent,
 } from '@esign/contracts';
 import { escapeHtml, formatUtc, oneLine, paragraphsHtml } from './text';
 
@@ -201,3 +202,38 @@ export const renderSignInLink = (input: {
     ],
     'Sent by eSign because a sign-in link was requested for this address.',
   );
+
+/** An endpoint we stopped delivering to: where, why, and how to turn it back on. */
+export const renderWebhookDisabled = (input: {
+  event: TWebhookEndpointDisabledEvent;
+  dashboardLink: string;
+}): TRenderedEmail => {
+  const { event } = input;
+  const url = oneLine(event.url, 300);
+  const why =
+    event.reason === 'gone'
+      ? 'Your receiver answered 410 Gone, which tells us to stop.'
+      : `Every delivery to it has failed since ${event.failingSince ? formatUtc(event.failingSince) : 'several days ago'}: timeouts, connection errors or answers other than 2xx.`;
+  return layout(
+    `Webhook endpoint disabled: ${url}`,
+    [
+      { p: 'Hello,' },
+      { p: `We stopped sending webhook events to ${url}. ${why}` },
+      {
+        facts: [
+          ['Endpoint', url],
+          ['Webhook ID', event.webhookId],
+          ['Reason', event.reason === 'gone' ? 'the receiver answered 410 Gone' : 'failing for days'],
+          ['Disabled at', formatUtc(event.disabledAt)],
+        ],
+      },
+      {
+        p:
+          'Events that were still waiting are kept, not lost. Once your receiver answers 2xx again, re-enable the endpoint: in the dashboard (Webhooks, this endpoint, Enable), or with PATCH /api/v1/webhooks/' +
+          `${event.webhookId} and the body {"enabled": true}. The waiting deliveries then resume.`,
+      },
+      { button: 'Open the endpoint in the dashboard', href: input.dashboardLink },
+    ],
+    'Sent by eSign to the owner of the account the webhook endpoint belongs to.',
+  );
+};

@@ -1,17 +1,7 @@
 import { api, type ApiKey, type NewApiKey } from '../api';
 import { field, formatTime, h, message } from '../dom';
 import type { ViewContext } from '../main';
-
-/** Copy a text: the Clipboard API where the page may use it, else the selection and execCommand. */
-const copyText = async (input: HTMLInputElement): Promise<boolean> => {
-  try {
-    await navigator.clipboard.writeText(input.value);
-    return true;
-  } catch {
-    input.select();
-    return document.execCommand('copy');
-  }
-};
+import { confirmDialog, copyText } from './dialogs';
 
 /** The one-time view of a new key: shown once, with a copy button; never retrievable again. */
 const newKeyPanel = (created: NewApiKey, onDone: () => void): HTMLElement => {
@@ -45,34 +35,6 @@ const newKeyPanel = (created: NewApiKey, onDone: () => void): HTMLElement => {
   );
   return panel;
 };
-
-/** A confirmation in a modal <dialog> (focus is trapped in it; Escape cancels). */
-const confirmDialog = (text: string, confirm: string): Promise<boolean> =>
-  new Promise((resolve) => {
-    const yes = h('button', { type: 'button', class: 'danger' }, confirm);
-    const no = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
-    const dialog = h(
-      'dialog',
-      { 'aria-labelledby': 'confirm-title' },
-      h('h2', { id: 'confirm-title' }, 'Are you sure?'),
-      h('p', {}, text),
-      h('div', { class: 'actions' }, no, yes),
-    );
-    const close = (answer: boolean) => {
-      dialog.close();
-      dialog.remove();
-      resolve(answer);
-    };
-    yes.addEventListener('click', () => close(true));
-    no.addEventListener('click', () => close(false));
-    dialog.addEventListener('cancel', (event) => {
-      event.preventDefault();
-      close(false);
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    no.focus();
-  });
 
 const keyRow = (key: ApiKey, onRevoke: (key: ApiKey, button: HTMLButtonElement) => void) => {
   const label = key.name ?? 'Unnamed key';
