@@ -1,0 +1,175 @@
+import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceError } from '@esign/contracts';
+import { makePdf, pdfSig, startTestPki } from '@esign/testing';
+import type { TestPki, TestPkiCertName } from '@esign/testing';
+import { createRevocationCache, revocationSources } from '../src/domain/revocation';
+import { createSigner } from '../src/index';
+import type { SignInput, Signer } from '../src/index';
+
+const run = promisify(execFile);
+
+let pki: TestPki;
+let dir: string;
+
+beforeAll(async () => {
+  pki = await startTestPki();
+  dir = await mkdtemp(join(tmpdir(), 'esign-revocation-test-'));
+});
+
+afterAll(async () => {
+  await pki.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const input = async (): Promise<SignInput> => ({
+  bytes: await makePdf({ pages: 1 }),
+  kind: 'pdf',
+  fileName: 'contract.pdf',
+  signature: { mode: 'type', typedName: 'Alice', color: '#1e3a8a' },
+  positions: [{ x: 10, y: 80, page: 0, width: 20 }],
+  signer: { name: 'Alice', email: 'alice@example.com', ipAddress: '198.51.100.7', userAgent: 'Test/1.0' },
+  receivedAt: '2026-11-21T10:00:00.000Z',
+  padesLevel: 'B-LT',
+});
+
+/** A signer sealing with one of the test PKI's certificates (followed by the CA's), and what it logged. */
+const signerWith = async (name: TestPkiCertName) => {
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  const signer: Signer = await createSigner({
+    signing: { keyPem: pki.certs[name].keyPem, certPem: `${pki.certs[name].certPem}${pki.caCertPem}` },
+    revocation: { timeoutMs: 1_000 },
+    warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields ?? {})}`),
+    error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields ?? {})}`),
+  });
+  return { signer, warnings, errors };
+};
+
+/** The streams an array of the DSS lists (`OCSPs`, `CRLs`, `Certs`), extracted with qpdf. */
+const dssStreams = async (pdf: Buffer, key: 'OCSPs' | 'CRLs' | 'Certs'): Promise<Buffer[]> => {
+  const file = join(dir, `signed-${Date.now()}-${Math.random()}.pdf`);
+  await writeFile(file, pdf);
+  const catalog = (await run('qpdf', ['--show-object=trailer', file])).stdout;
+  const root = /\/Root (\d+) 0 R/.exec(catalog)?.[1];
+  const dssRef = /\/DSS (\d+) 0 R/.exec((await run('qpdf', [`--show-object=${root}`, file])).stdout)?.[1];
+  if (!dssRef) throw new Error('no DSS');
+  const dss = (await run('qpdf', [`--show-object=${dssRef}`, file])).stdout;
+  const list = new RegExp(`/${key} \\[([^\\]]*)\\]`).exec(dss)?.[1] ?? '';
+  const refs = [...list.matchAll(/(\d+) 0 R/g)].map((m) => m[1]);
+  return Promise.all(
+    refs.map(
+      async (ref) =>
+        (
+          await run('qpdf', [`--show-object=${ref}`, '--raw-stream-data', file], {
+            encoding: 'buffer',
+            maxBuffer: 10 * 1024 * 1024,
+          })
+        ).stdout,
+    ),
+  );
+};
+
+describe('revocation data in the DSS (PAdES B-LT)', () => {
+  it('reads the OCSP and CRL addresses of a certificate', () => {
+    const cert = new X509Certificate(pki.certs.good.certPem).raw;
+    expect(revocationSources(cert)).toEqual({ ocsp: [pki.ocspUrl], crl: [pki.crlUrl] });
+    expect(revocationSources(new X509Certificate(pki.caCertPem).raw)).toEqual({ ocsp: [], crl: [] });
+  });
+
+  it('embeds the OCSP response that openssl ocsp verifies as good, and pdfsig says valid', async () => {
+    const { signer, warnings } = await signerWith('good');
+    const signed = await signer.sign(await input());
+    expect((await pdfSig(signed.bytes)).stdout).toContain('Signature Validation: Signature is Valid.');
+    const ocsps = await dssStreams(signed.bytes, 'OCSPs');
+    expect(ocsps).toHaveLength(1);
+    // OCSP preferred: no CRL fetched when the responder answered.
+    expect(await dssStreams(signed.bytes, 'CRLs')).toHaveLength(0);
+    const respFile = join(dir, 'good.ocsp');
+    await writeFile(respFile, ocsps[0] ?? Buffer.alloc(0));
+    const { stdout, stderr } = await run('openssl', [
+      'ocsp',
+      '-respin',
+      respFile,
+      '-CAfile',
+      pki.caCertFile,
+      '-issuer',
+      pki.caCertFile,
+      '-cert',
+      pki.certs.good.certFile,
+    ]);
+    expect(`${stdout}${stderr}`).toContain('Response verify OK');
+    expect(stdout).toMatch(/good\.pem: good/);
+    expect(warnings.filter((w) => w.includes('revocation'))).toEqual([]);
+    signer.revocation?.close();
+  });
+
+  it('embeds the CRL when the certificate names no OCSP responder (verified by openssl crl)', async () => {
+    const { signer } = await signerWith('crlOnly');
+    const signed = await signer.sign(await input());
+    expect((await pdfSig(signed.bytes)).stdout).toContain('Signature Validation: Signature is Valid.');
+    expect(await dssStreams(signed.bytes, 'OCSPs')).toHaveLength(0);
+    const [crl] = await dssStreams(signed.bytes, 'CRLs');
+    const crlFile = join(dir, 'embedded.crl');
+    await writeFile(crlFile, crl ?? Buffer.alloc(0));
+    const { stdout, stderr } = await run('openssl', [
+      'crl',
+      '-inform',
+      'DER',
+      '-in',
+      crlFile,
+      '-CAfile',
+      pki.caCertFile,
+      '-noout',
+      '-text',
+    ]);
+    expect(stderr).toContain('verify OK');
+    // The revoked serials of the CA, not this certificate's (0x1003).
+    expect(stdout).toContain('Serial Number: 1002');
+    expect(stdout).not.toContain('Serial Number: 1003');
+    signer.revocation?.close();
+  });
+
+  it.each(['revoked', 'crlRevoked'] as const)(
+    'refuses to seal with a certificate its %s source says is revoked',
+    async (name) => {
+      const { signer, errors } = await signerWith(name);
+      const failure = await signer.sign(await input()).catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(ServiceError);
+      expect(failure).toMatchObject({ code: 'unavailable' });
+      expect(String((failure as Error).message)).toMatch(/revoked.*refusing to seal/);
+      expect(errors.join('\n')).toContain('CERTIFICATE REVOKED');
+      // Said by the OCSP responder for the one that names it, by the CRL for the other.
+      expect(errors.join('\n')).toContain(name === 'revoked' ? pki.ocspUrl : pki.crlUrl);
+      signer.revocation?.close();
+    },
+  );
+
+  it('seals without revocation data, with a warning, when the responder and CRL server are down', async () => {
+    const { signer, warnings } = await signerWith('unreachable');
+    const signed = await signer.sign(await input());
+    expect((await pdfSig(signed.bytes)).stdout).toContain('Signature Validation: Signature is Valid.');
+    expect(await dssStreams(signed.bytes, 'OCSPs')).toHaveLength(0);
+    expect(await dssStreams(signed.bytes, 'CRLs')).toHaveLength(0);
+    // The certificates are still there.
+    expect(await dssStreams(signed.bytes, 'Certs')).toHaveLength(2);
+    expect(warnings.join('\n')).toMatch(/revocation data unavailable.*esign test unreachable/);
+    signer.revocation?.close();
+  });
+
+  it('fetches a certificate seen the first time in the background (the TSA case)', async () => {
+    const cache = createRevocationCache({ timeoutMs: 1_000 });
+    const chain = [new X509Certificate(pki.certs.good.certPem).raw, new X509Certificate(pki.caCertPem).raw];
+    cache.notice(chain);
+    // Not waited for: the first document goes without it.
+    expect(cache.dataFor(chain).ocsps).toHaveLength(0);
+    await expect.poll(() => cache.dataFor(chain).ocsps.length, { timeout: 5_000 }).toBe(1);
+    expect(cache.state(chain[0] ?? Buffer.alloc(0))).toMatchObject({ status: 'good', kind: 'ocsp' });
+    cache.close();
+  });
+});
