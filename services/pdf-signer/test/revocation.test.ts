@@ -11,6 +11,7 @@ import type { TestPki, TestPkiCertName } from '@esign/testing';
 import { createRevocationCache, revocationSources } from '../src/domain/revocation';
 import { createSigner } from '../src/index';
 import type { SignInput, Signer } from '../src/index';
+import { startTestSigner } from './start-test-signer';
 
 const run = promisify(execFile);
 
@@ -172,4 +173,31 @@ describe('revocation data in the DSS (PAdES B-LT)', () => {
     expect(cache.state(chain[0] ?? Buffer.alloc(0))).toMatchObject({ status: 'good', kind: 'ocsp' });
     cache.close();
   });
+});
+
+describe('the pdf.sign endpoint (signing workers) with revocation data', () => {
+  it('seals with the OCSP response in the DSS, and answers unavailable for a revoked certificate', async () => {
+    const env = (name: TestPkiCertName) => ({
+      SIGNING_KEY_PEM: pki.certs[name].keyPem,
+      SIGNING_CERT_PEM: `${pki.certs[name].certPem}${pki.caCertPem}`,
+      SIGN_WORKERS: '1',
+      REVOCATION_TIMEOUT_MS: '1000',
+    });
+    const good = await startTestSigner(env('good'));
+    try {
+      const { signed } = await good.sign(await makePdf({ pages: 1 }));
+      expect((await pdfSig(signed)).stdout).toContain('Signature Validation: Signature is Valid.');
+      expect(await dssStreams(signed, 'OCSPs')).toHaveLength(1);
+    } finally {
+      await good.stop();
+    }
+    const revoked = await startTestSigner(env('revoked'));
+    try {
+      const err = await revoked.signError(await makePdf({ pages: 1 }));
+      expect(err.code).toBe('unavailable');
+      expect(err.message).toMatch(/revoked/);
+    } finally {
+      await revoked.stop();
+    }
+  }, 60_000);
 });
