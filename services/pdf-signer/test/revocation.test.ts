@@ -9,6 +9,7 @@ import { ServiceError } from '@esign/contracts';
 import { makePdf, pdfSig, startTestPki } from '@esign/testing';
 import type { TestPki, TestPkiCertName } from '@esign/testing';
 import { createRevocationCache, revocationSources } from '../src/domain/revocation';
+import { verifyPdf } from '../src/domain/verify-pdf';
 import { createSigner } from '../src/index';
 import type { SignInput, Signer } from '../src/index';
 import { startTestSigner } from './start-test-signer';
@@ -107,6 +108,8 @@ describe('revocation data in the DSS (PAdES B-LT)', () => {
     expect(`${stdout}${stderr}`).toContain('Response verify OK');
     expect(stdout).toMatch(/good\.pem: good/);
     expect(warnings.filter((w) => w.includes('revocation'))).toEqual([]);
+    // Our verifier counts the OCSP response as validation data, not as a change after the seal.
+    expect(verifyPdf(signed.bytes).signatures[0]?.changesAfter).toEqual(['long-term validation data (DSS)']);
     signer.revocation?.close();
   });
 
