@@ -389,10 +389,11 @@ export const createRevocationCache = (
   };
 
   const schedule = (state: RevocationState, refetch: () => Promise<void>) => {
-    if (closed || state.status === 'none') return;
+    // A revocation is final: nothing more to ask.
+    if (closed || state.status === 'none' || state.status === 'revoked') return;
     const next = state.status === 'good' ? state.nextUpdate : undefined;
-    // Before nextUpdate (a tenth of the time left, at least a minute ahead); an unavailable or
-    // revoked answer is asked again every minute, so that a responder back up is used soon.
+    // Before nextUpdate (when a tenth of the time left remains, and a minute more); a source that
+    // did not answer is asked again every minute, so that a responder back up is used soon.
     const delay =
       state.status !== 'good'
         ? 60_000
@@ -420,6 +421,8 @@ export const createRevocationCache = (
         state = { status: 'unavailable' };
       }
       const previous = states.get(key);
+      // A revocation stays, whatever a later answer (or a responder down) says.
+      if (previous?.status === 'revoked') return;
       // A responder that stops answering does not drop data that is still fresh.
       if (
         state.status === 'unavailable' &&
