@@ -21,7 +21,9 @@ export type TestPkiCertName =
   /** CRL distribution point only, revoked. */
   | 'crlRevoked'
   /** AIA OCSP and CRL distribution point on a port where nothing listens. */
-  | 'unreachable';
+  | 'unreachable'
+  /** A time-stamping authority's (extendedKeyUsage timeStamping), AIA OCSP, good: for `startTestTsa`. */
+  | 'tsa';
 
 export interface TestPkiCert {
   readonly keyPem: string;
@@ -189,11 +191,17 @@ export const startTestPki = async (): Promise<TestPki> => {
       ['crlRevoked', '1004', [dp(crlUrl)], true],
       ['unreachable', '1005', [aia(deadPort), dp(`http://127.0.0.1:${deadPort}/ca.crl`)], false],
     ];
+    plan.push([
+      'tsa',
+      '1006',
+      ['keyUsage=critical,digitalSignature', 'extendedKeyUsage=critical,timeStamping', aia(ocspPort)],
+      false,
+    ]);
     const expiry = indexTime(new Date(Date.now() + 2 * 86_400_000));
     const revokedAt = indexTime(new Date(Date.now() - 3_600_000));
     const index: string[] = [];
     for (const [name, serial, ext, revoked] of plan) {
-      await issue(name, serial, [...signing, ...ext]);
+      await issue(name, serial, name === 'tsa' ? ext : [...signing, ...ext]);
       const line = [
         revoked ? 'R' : 'V',
         expiry,
@@ -277,6 +285,7 @@ export const startTestPki = async (): Promise<TestPki> => {
       crlOnly: cert('crlOnly'),
       crlRevoked: cert('crlRevoked'),
       unreachable: cert('unreachable'),
+      tsa: cert('tsa'),
     },
     crlRequests: () => crlCount,
     stopOcsp,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '@esign/contracts';
-import { makePdf, pdfSig, startTestPki } from '@esign/testing';
+import { makePdf, pdfSig, startTestPki, startTestTsa } from '@esign/testing';
 import type { TestPki, TestPkiCertName } from '@esign/testing';
 import { createRevocationCache, revocationSources } from '../src/domain/revocation';
 import { verifyPdf } from '../src/domain/verify-pdf';
@@ -164,6 +164,47 @@ describe('revocation data in the DSS (PAdES B-LT)', () => {
     expect(await dssStreams(signed.bytes, 'Certs')).toHaveLength(2);
     expect(warnings.join('\n')).toMatch(/revocation data unavailable.*esign test unreachable/);
     signer.revocation?.close();
+  });
+
+  it("embeds the TSA certificate's OCSP response from the second seal on (fetched in the background)", async () => {
+    const tsa = await startTestTsa({
+      identity: { certPem: pki.certs.tsa.certPem, keyPem: pki.certs.tsa.keyPem, caCertPem: pki.caCertPem },
+    });
+    const signer = await createSigner({
+      signing: { keyPem: pki.certs.good.keyPem, certPem: `${pki.certs.good.certPem}${pki.caCertPem}` },
+      timestamps: { urls: [tsa.url], timeoutMs: 5_000, maxTokenBytes: 12_288 },
+      revocation: { timeoutMs: 1_000 },
+      warn: () => undefined,
+    });
+    try {
+      const first = await signer.sign(await input());
+      // The TSA's certificate is first seen in this token: only the signing certificate's response.
+      expect(await dssStreams(first.bytes, 'OCSPs')).toHaveLength(1);
+      const tsaCert = new X509Certificate(pki.certs.tsa.certPem).raw;
+      await expect.poll(() => signer.revocation?.state(tsaCert)?.status, { timeout: 5_000 }).toBe('good');
+      const second = await signer.sign(await input());
+      expect((await pdfSig(second.bytes)).stdout).toContain('Signature Validation: Signature is Valid.');
+      const ocsps = await dssStreams(second.bytes, 'OCSPs');
+      expect(ocsps).toHaveLength(2);
+      const respFile = join(dir, 'tsa.ocsp');
+      await writeFile(respFile, ocsps[1] ?? Buffer.alloc(0));
+      const { stdout, stderr } = await run('openssl', [
+        'ocsp',
+        '-respin',
+        respFile,
+        '-CAfile',
+        pki.caCertFile,
+        '-issuer',
+        pki.caCertFile,
+        '-cert',
+        pki.certs.tsa.certFile,
+      ]);
+      expect(`${stdout}${stderr}`).toContain('Response verify OK');
+      expect(stdout).toMatch(/tsa\.pem: good/);
+    } finally {
+      signer.revocation?.close();
+      await tsa.stop();
+    }
   });
 
   it('fetches a certificate seen the first time in the background (the TSA case)', async () => {
