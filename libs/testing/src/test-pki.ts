@@ -239,9 +239,17 @@ export const startTestPki = async (): Promise<TestPki> => {
         '-nmin',
         '60',
         '-ignore_err',
+        // A client that connects and sends nothing is dropped after 5 s instead of holding it.
+        '-timeout',
+        '5',
       ],
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    // Never outlive the test process (a test that fails before stop() would leave it running).
+    const orphan = responder;
+    const killOnExit = () => orphan.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    orphan.once('exit', () => process.removeListener('exit', killOnExit));
     // openssl ocsp serves one connection at a time: a probe connection would hold it, so wait for
     // its own word that it listens.
     const child = responder;
