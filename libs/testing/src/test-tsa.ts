@@ -145,10 +145,27 @@ const REJECTION = Buffer.from([0x30, 0x05, 0x30, 0x03, 0x02, 0x01, 0x02]);
  * with openssl at start-up in a temporary directory, and every query is answered by `openssl ts -reply`
  * (an implementation independent of ours), one at a time (openssl keeps the serial number in a file).
  */
-export const startTestTsa = async (options: { port?: number } = {}): Promise<TestTsa> => {
+export const startTestTsa = async (
+  options: {
+    port?: number;
+    /**
+     * The TSA's certificate, key and issuing CA (PEM) instead of throwaway ones, e.g. one issued by
+     * `startTestPki` whose certificate names an OCSP responder.
+     */
+    identity?: { certPem: string; keyPem: string; caCertPem: string };
+  } = {},
+): Promise<TestTsa> => {
   const dir = mkdtempSync(join(tmpdir(), 'esign-tsa-'));
   try {
-    await makeTsaFiles(dir);
+    if (options.identity) {
+      writeFileSync(join(dir, 'ca.pem'), options.identity.caCertPem);
+      writeFileSync(join(dir, 'tsa.pem'), options.identity.certPem);
+      writeFileSync(join(dir, 'tsa.key'), options.identity.keyPem);
+      writeFileSync(join(dir, 'serial'), '01\n');
+      writeFileSync(join(dir, 'tsa.cnf'), tsaConfig(dir));
+    } else {
+      await makeTsaFiles(dir);
+    }
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { loadConfig, ZBaseEnv, ZBlobEnv } from '@esign/config';
 import type { SigningMaterial } from './domain/load-signing-identity';
 import type { TimestampSettings } from './domain/request-timestamp';
+import type { RevocationSettings } from './domain/revocation';
 
 /** Environment of the pdf-signer service. */
 export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
@@ -88,6 +89,13 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
     TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     /** Largest timestamp token accepted; the signature placeholder reserves this much room for it. */
     TSA_TOKEN_MAX_BYTES: z.coerce.number().int().min(1024).max(65_536).default(12_288),
+    /**
+     * Longest one OCSP responder or CRL server may take to answer (ms). Revocation data is fetched at
+     * start-up and refreshed in the background, never while a document is signed.
+     */
+    REVOCATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
+    /** How often revocation data without a nextUpdate is fetched again (ms); with one, before it. */
+    REVOCATION_REFRESH_MS: z.coerce.number().int().min(10_000).max(86_400_000).default(3_600_000),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && env.TSA_URLS.length === 0) {
@@ -176,3 +184,9 @@ export const timestampSettings = (config: TPdfSignerEnv): TimestampSettings | un
   config.TSA_URLS.length === 0
     ? undefined
     : { urls: config.TSA_URLS, timeoutMs: config.TSA_TIMEOUT_MS, maxTokenBytes: config.TSA_TOKEN_MAX_BYTES };
+
+/** How revocation data (OCSP/CRL) of the signing chain and the TSA's certificates is fetched. */
+export const revocationSettings = (config: TPdfSignerEnv): RevocationSettings => ({
+  timeoutMs: config.REVOCATION_TIMEOUT_MS,
+  refreshMs: config.REVOCATION_REFRESH_MS,
+});

@@ -3,7 +3,7 @@ import { busOptionsFrom, connectBus, endpoint } from '@esign/bus';
 import { PdfInspect, PdfSign, PdfVerify } from '@esign/contracts';
 import { createLogger, startHealthServer } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
-import { readSigningMaterial, signWorkerCount, timestampSettings } from './config';
+import { readSigningMaterial, revocationSettings, signWorkerCount, timestampSettings } from './config';
 import type { TPdfSignerEnv } from './config';
 import { createInspectPdfHandler } from './handlers/inspect-pdf';
 import { createSignPdfHandler } from './handlers/sign-pdf';
@@ -39,6 +39,7 @@ export const startPdfSigner = async (
     workerHeapMb: config.SIGN_WORKER_HEAP_MB,
     signing: readSigningMaterial(config),
     timestamps: timestampSettings(config),
+    revocation: revocationSettings(config),
     logger,
   });
   const blob = createBlobStore(blobOptionsFrom(config));

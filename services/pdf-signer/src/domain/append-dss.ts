@@ -6,9 +6,9 @@ import { readDer, readDerChildren } from './der';
  * PAdES B-LT: what a validator needs years later, in a Document Security Store (ISO 32000-2 §12.8.4.3)
  * appended as an incremental update after the signature, so the signature itself is untouched:
  * every certificate of the signing chain and of the timestamp token, each once, as a stream listed
- * in the DSS's /Certs. Revocation data (/OCSPs, /CRLs) would go beside them; our certificates carry
- * no OCSP or CRL address (the development and test ones have none), so there is none to fetch. A
- * DSS already in the document (an earlier seal's) keeps its entries.
+ * in the DSS's /Certs, and the revocation data of those that have any (DER OCSP responses in /OCSPs,
+ * DER CRLs in /CRLs, one stream each; see revocation.ts). A DSS already in the document (an earlier
+ * seal's) keeps its entries.
  */
 export const appendDss = (options: {
   doc: PDFDocument;
@@ -16,6 +16,10 @@ export const appendDss = (options: {
   file: Buffer;
   /** DER certificates to store (duplicates are stored once). */
   certificates: readonly Buffer[];
+  /** DER OCSP responses (each an OCSPResponse) for those certificates. */
+  ocsps?: readonly Buffer[];
+  /** DER CRLs for those certificates. */
+  crls?: readonly Buffer[];
 }): Buffer => {
   const { doc, file } = options;
   const context = doc.context;
@@ -37,13 +41,15 @@ export const appendDss = (options: {
   if (!(catalogRef instanceof PDFRef)) throw new Error('DSS: no catalog reference');
   const dssEntry = doc.catalog.get(PDFName.of('DSS'));
   const oldDss = dssEntry instanceof PDFRef ? context.lookup(dssEntry) : dssEntry;
-  const keptCerts: string[] = [];
+  const kept: Record<'Certs' | 'OCSPs' | 'CRLs', string[]> = { Certs: [], OCSPs: [], CRLs: [] };
   const keptOther: string[] = [];
   if (oldDss instanceof PDFDict) {
-    const certs = oldDss.get(PDFName.of('Certs'));
-    const array = certs instanceof PDFRef ? context.lookup(certs) : certs;
-    if (array instanceof PDFArray) for (const item of array.asArray()) keptCerts.push(item.toString());
-    for (const key of ['OCSPs', 'CRLs', 'VRI']) {
+    for (const key of ['Certs', 'OCSPs', 'CRLs'] as const) {
+      const entry = oldDss.get(PDFName.of(key));
+      const array = entry instanceof PDFRef ? context.lookup(entry) : entry;
+      if (array instanceof PDFArray) for (const item of array.asArray()) kept[key].push(item.toString());
+    }
+    for (const key of ['VRI']) {
       const value = oldDss.get(PDFName.of(key));
       if (value !== undefined) keptOther.push(`/${key} ${value.toString()}`);
     }
@@ -60,26 +66,28 @@ export const appendDss = (options: {
       offset += chunk.length;
     }
   };
-  const certRefs: string[] = [];
-  for (const cert of unique) {
-    const num = next++;
-    certRefs.push(`${num} 0 R`);
-    add(
-      num,
-      Buffer.from(`${num} 0 obj\n<< /Length ${cert.length} >>\nstream\n`, 'latin1'),
-      cert,
-      Buffer.from('\nendstream\nendobj\n', 'latin1'),
-    );
-  }
+  const streams = (items: readonly Buffer[]): string[] =>
+    items.map((data) => {
+      const num = next++;
+      add(
+        num,
+        Buffer.from(`${num} 0 obj\n<< /Length ${data.length} >>\nstream\n`, 'latin1'),
+        data,
+        Buffer.from('\nendstream\nendobj\n', 'latin1'),
+      );
+      return `${num} 0 R`;
+    });
+  const certs = [...kept.Certs, ...streams(unique)];
+  const ocsps = [...kept.OCSPs, ...streams(options.ocsps ?? [])];
+  const crls = [...kept.CRLs, ...streams(options.crls ?? [])];
   const dssNum = next++;
-  const certs = [...keptCerts, ...certRefs].join(' ');
-  add(
-    dssNum,
-    Buffer.from(
-      `${dssNum} 0 obj\n<< /Type /DSS /Certs [${certs}] ${keptOther.join(' ')}>>\nendobj\n`,
-      'latin1',
-    ),
-  );
+  const entries = [
+    `/Certs [${certs.join(' ')}]`,
+    ...(ocsps.length > 0 ? [`/OCSPs [${ocsps.join(' ')}]`] : []),
+    ...(crls.length > 0 ? [`/CRLs [${crls.join(' ')}]`] : []),
+    ...keptOther,
+  ];
+  add(dssNum, Buffer.from(`${dssNum} 0 obj\n<< /Type /DSS ${entries.join(' ')} >>\nendobj\n`, 'latin1'));
   // The catalog as it is now, with /DSS pointing to the new dictionary.
   doc.catalog.set(PDFName.of('DSS'), PDFRef.of(dssNum));
   add(

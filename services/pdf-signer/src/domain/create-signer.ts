@@ -17,6 +17,8 @@ import { createDocumentFonts } from './page-content';
 import { isQpdfAvailable } from './repair-pdf';
 import { createTimestamper } from './request-timestamp';
 import type { SignatureTimestamp, TimestampSettings } from './request-timestamp';
+import { createRevocationCache } from './revocation';
+import type { RevocationCache, RevocationSettings } from './revocation';
 import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './seal-pdf';
 import { checkPositions, prepareSignature, stampSignatures } from './stamp-signatures';
 import { writeAuditMetadata } from './write-audit-metadata';
@@ -36,6 +38,14 @@ export interface SignerOptions {
    * carry no timestamp: for tests of other things only.
    */
   readonly timestamps?: TimestampSettings;
+  /**
+   * Revocation data (OCSP, else CRL) of the signing chain and of the TSA's certificates, for the DSS
+   * (PAdES B-LT): fetched at creation and refreshed in the background, never while signing. A
+   * certificate found revoked makes every signing fail (`unavailable`). Without it, none is fetched.
+   */
+  readonly revocation?: RevocationSettings;
+  /** Where a revoked certificate is reported (falls back to `warn`). */
+  readonly error?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
 /** One document to sign: the original bytes and what the signer did. */
@@ -96,6 +106,8 @@ export interface Signer {
   readonly certificateFingerprint: string;
   /** True when sealing with the made-up development certificate. */
   readonly developmentCertificate: boolean;
+  /** The revocation cache (absent when revocation data is off), for tests and diagnostics. */
+  readonly revocation?: RevocationCache;
 }
 
 /**
@@ -124,6 +136,14 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
   // A document timestamp's /Contents is the token alone.
   const documentTimestampBytes = (timestamps?.maxTokenBytes ?? 0) + 64;
   const certificateSubject = identity.subject;
+  const revocation =
+    options.revocation &&
+    createRevocationCache(options.revocation, {
+      warn: options.warn,
+      error: options.error ?? options.warn,
+    });
+  // At start-up: the signing chain's OCSP responses or CRLs, each within its timeout.
+  await revocation?.prepare(identity.certificates);
   if (!(await isQpdfAvailable())) {
     options.warn?.(
       'qpdf is not installed: encrypted (owner password only) and damaged PDFs that it would repair are refused',
@@ -148,6 +168,8 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
     // Shown as UTC like signedAt, whatever offset the caller wrote it with.
     const receivedAt = received.toISOString();
     const auditId = input.auditId ?? newAuditId();
+    // A revoked signing certificate: refuse before any work (throws `unavailable`).
+    const chainRevocation = revocation?.dataFor(identity.certificates);
     const originalHashing = sha256(input.bytes);
     // Settled even when loading fails, so that a rejected hash is never left unhandled.
     void originalHashing.catch(() => undefined);
@@ -213,15 +235,20 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
         : undefined,
     });
     let { file: bytes, sha256: fileHash } = sealed;
+    const tsaCertificates = stamped.value ? certificatesOfCms(stamped.value.token) : [];
+    // The TSA's certificates are known from its token only: their revocation data is fetched in the
+    // background the first time they are seen (that first document goes without it), then cached
+    // and refreshed like the signing chain's. A revoked TSA certificate refuses the seal.
+    revocation?.notice(tsaCertificates);
+    const tsaRevocation = revocation?.dataFor(tsaCertificates);
     if (input.padesLevel === 'B-LT' || input.padesLevel === 'B-LTA') {
       const sealedLength = bytes.length;
       bytes = appendDss({
         doc,
         file: bytes,
-        certificates: [
-          ...identity.certificates,
-          ...(stamped.value ? certificatesOfCms(stamped.value.token) : []),
-        ],
+        certificates: [...identity.certificates, ...tsaCertificates],
+        ocsps: [...(chainRevocation?.ocsps ?? []), ...(tsaRevocation?.ocsps ?? [])],
+        crls: [...(chainRevocation?.crls ?? []), ...(tsaRevocation?.crls ?? [])],
       });
       if (input.padesLevel === 'B-LTA') {
         if (!requestTimestamp) throw new Error('PAdES B-LTA needs time-stamping authorities (TSA_URLS)');
@@ -304,5 +331,6 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
     sign,
     certificateFingerprint: identity.fingerprint256,
     developmentCertificate: identity.development,
+    ...(revocation ? { revocation } : {}),
   };
 };

@@ -2,6 +2,7 @@ import type { TErrorCode } from '@esign/contracts';
 import type { SignInput, SignResult } from '../domain/create-signer';
 import type { SigningMaterial } from '../domain/load-signing-identity';
 import type { TimestampSettings } from '../domain/request-timestamp';
+import type { RevocationSettings } from '../domain/revocation';
 
 /** What a signing worker is started with (its `workerData`). */
 export interface SignWorkerSetup {
@@ -10,6 +11,8 @@ export interface SignWorkerSetup {
   readonly development: boolean;
   /** The TSAs each signature is timestamped by (the worker asks them itself). */
   readonly timestamps?: TimestampSettings;
+  /** Revocation data settings (OCSP/CRL for the DSS); absent: none fetched. */
+  readonly revocation?: RevocationSettings;
 }
 
 /** A document to sign, sent to a worker; `bytes` is transferred, not copied. */
@@ -55,7 +58,7 @@ export type SignJobSuccess = Extract<SignJobReply, { ok: true }>;
 /** A line a worker's signer logs (the repair fallback, start-up warnings), written by the pool's logger. */
 export interface SignWorkerLog {
   readonly log: {
-    readonly level: 'info' | 'warn';
+    readonly level: 'info' | 'warn' | 'error';
     readonly message: string;
     readonly fields?: Record<string, unknown>;
   };

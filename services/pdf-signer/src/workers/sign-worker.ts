@@ -22,7 +22,7 @@ if (!port) throw new Error('sign-worker.ts runs as a worker thread only');
 const setup = workerData as SignWorkerSetup;
 
 // What the signer logs goes to the pool, which writes it with the service's logger.
-const log = (level: 'info' | 'warn') => (message: string, fields?: Record<string, unknown>) => {
+const log = (level: 'info' | 'warn' | 'error') => (message: string, fields?: Record<string, unknown>) => {
   const line: SignWorkerLog = { log: { level, message, fields } };
   port.postMessage(line);
 };
@@ -30,8 +30,10 @@ const signer = await createSigner({
   signing: setup.signing,
   development: setup.development,
   timestamps: setup.timestamps,
+  revocation: setup.revocation,
   info: log('info'),
   warn: log('warn'),
+  error: log('error'),
 });
 
 const errorOf = (err: unknown): SignJobError => {

@@ -5,6 +5,7 @@ import type { SignInput, SignResult, Signer } from '../domain/create-signer';
 import { generateDevelopmentMaterial, loadSigningIdentity } from '../domain/load-signing-identity';
 import type { SigningMaterial } from '../domain/load-signing-identity';
 import type { TimestampSettings } from '../domain/request-timestamp';
+import type { RevocationSettings } from '../domain/revocation';
 import { transferableBytes } from './sign-job';
 import type {
   SignJobError,
@@ -29,6 +30,8 @@ export interface SignPoolOptions {
   readonly signing?: SigningMaterial;
   /** The TSAs every signature is timestamped by; without them, signatures carry no timestamp. */
   readonly timestamps?: TimestampSettings;
+  /** Revocation data of the signing chain and the TSA's certificates (each worker keeps its own cache). */
+  readonly revocation?: RevocationSettings;
   readonly logger: Logger;
 }
 
@@ -114,7 +117,12 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
         'clock). For tests of other things only; configure time-stamping authorities in production.',
     );
   }
-  const setup: SignWorkerSetup = { signing, development, timestamps: options.timestamps };
+  const setup: SignWorkerSetup = {
+    signing,
+    development,
+    timestamps: options.timestamps,
+    revocation: options.revocation,
+  };
   const { source, eval: evalSource } = workerSource(WORKER_URL);
 
   const slots = new Set<Slot>();
@@ -214,8 +222,9 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
       worker.on('message', (message: SignJobReply | SignWorkerReady | SignWorkerLog) => {
         if ('log' in message) {
           const { level, message: text, fields } = message.log;
-          // Every worker checks qpdf at start-up: one warning of it is enough.
-          if (level === 'warn' && warned.has(text)) return;
+          // Every worker checks qpdf at start-up: one warning of it is enough (warnings with fields,
+          // such as an unreachable OCSP responder, are written every time).
+          if (level === 'warn' && !fields && warned.has(text)) return;
           if (level === 'warn') warned.add(text);
           logger[level](text, fields);
           return;
