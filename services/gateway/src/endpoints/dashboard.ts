@@ -1,4 +1,4 @@
-import { PLAN_LIMITS, SigningList } from '@esign/contracts';
+import { SigningList } from '@esign/contracts';
 import { z } from 'zod';
 import { ZDashboardSigned, ZSentRequestList } from '../api/account-schemas';
 import { defineOperation } from '../api/operation';
@@ -10,8 +10,7 @@ import {
   SIGNED_PDF_DOWNLOAD_HEADERS,
   ZListDocumentsQuery,
 } from './documents';
-import { signUploadedForm } from './sign';
-import { ZSignFields } from './sign-fields';
+import { SIGN_MULTIPART, signUploadedForm } from './sign';
 
 // The dashboard's own view of documents and its signing, for the signed-in session (cookie) only:
 // the same queries and the same sign workflow as /api/v1, scoped to the session's account. An API
@@ -96,21 +95,7 @@ export const dashboardSignOperation = defineOperation({
   idempotent: true,
   request: {
     headers: ZIdempotencyHeaders,
-    multipart: {
-      fields: ZSignFields,
-      file: {
-        name: 'file',
-        description: 'PDF, PNG or JPG',
-        accept: ['pdf', 'png', 'jpeg'],
-        // The session's plan is known before the upload: a Free account's 10 MiB is refused while streaming.
-        maxBytes: (config, caller) =>
-          Math.min(
-            config.SIGN_MAX_FILE_BYTES,
-            caller ? PLAN_LIMITS[caller.plan].maxFileBytes : config.SIGN_MAX_FILE_BYTES,
-          ),
-        hash: (headers) => headers['Idempotency-Key'] !== undefined,
-      },
-    },
+    multipart: SIGN_MULTIPART,
     example: {
       signerName: 'Ada Lovelace',
       signerEmail: 'ada@example.com',

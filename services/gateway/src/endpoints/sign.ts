@@ -1,6 +1,6 @@
 import { PLAN_LIMITS, ServiceError, type TPosition, type TSignature } from '@esign/contracts';
 import { SIGNED_PDF_HEADERS } from '../api/common-headers';
-import { defineOperation } from '../api/operation';
+import { defineOperation, type FileDeclaration } from '../api/operation';
 import { ZIdempotencyHeaders, ZSignFieldReference } from '../api/public-schemas';
 import { parseImageDataUri } from '../http/sniff';
 import { fingerprintOf } from '../operations/idempotency';
@@ -86,6 +86,27 @@ export const signUploadedForm = (
   });
 };
 
+/**
+ * The multipart part of a sign request (POST /api/v1/sign and the dashboard's POST /api/sign): the
+ * fields, and a file limited to the caller's plan while it streams.
+ */
+export const SIGN_MULTIPART: { readonly fields: typeof ZSignFields; readonly file: FileDeclaration } = {
+  fields: ZSignFields,
+  file: {
+    name: 'file',
+    description: 'PDF, PNG or JPG',
+    accept: ['pdf', 'png', 'jpeg'],
+    // The key's plan is known before the upload: a Free account's 10 MiB is refused while streaming.
+    maxBytes: (config, principal) =>
+      Math.min(
+        config.SIGN_MAX_FILE_BYTES,
+        principal ? PLAN_LIMITS[principal.plan].maxFileBytes : config.SIGN_MAX_FILE_BYTES,
+      ),
+    // A retry is recognised by its fingerprint, of which the file's SHA-256 is part.
+    hash: (headers) => headers['Idempotency-Key'] !== undefined,
+  },
+};
+
 const SIGN_EXAMPLE = {
   signerName: 'Ada Lovelace',
   signerEmail: 'ada@example.com',
@@ -106,22 +127,7 @@ export const signDocumentOperation = defineOperation({
   idempotent: true,
   request: {
     headers: ZIdempotencyHeaders,
-    multipart: {
-      fields: ZSignFields,
-      file: {
-        name: 'file',
-        description: 'PDF, PNG or JPG',
-        accept: ['pdf', 'png', 'jpeg'],
-        // The key's plan is known before the upload: a Free account's 10 MiB is refused while streaming.
-        maxBytes: (config, principal) =>
-          Math.min(
-            config.SIGN_MAX_FILE_BYTES,
-            principal ? PLAN_LIMITS[principal.plan].maxFileBytes : config.SIGN_MAX_FILE_BYTES,
-          ),
-        // A retry is recognised by its fingerprint, of which the file's SHA-256 is part.
-        hash: (headers) => headers['Idempotency-Key'] !== undefined,
-      },
-    },
+    multipart: SIGN_MULTIPART,
     example: SIGN_EXAMPLE,
   },
   responses: {
