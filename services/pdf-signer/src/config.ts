@@ -39,6 +39,13 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
      */
     SIGN_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /**
+     * How long a document waits for the warmest signing worker while it is busy with a document that
+     * began less than this many ms ago, before a colder idle worker takes it (ms). Short documents then
+     * stay on one worker, which costs less CPU each than spreading them; none waits behind a long one
+     * more than this. 0: any idle worker at once.
+     */
+    SIGN_SPILL_MS: z.coerce.number().int().min(0).max(10_000).default(50),
+    /**
      * The service's public address (the gateway's, as people reach it): every audit page prints
      * `<PUBLIC_BASE_URL>/verify/<auditId>` and a QR code of it. Unset: http://localhost:8080.
      */

@@ -37,6 +37,7 @@ export const startPdfSigner = async (
     size: signWorkerCount(config),
     jobBudgetMs: config.SIGN_JOB_BUDGET_MS,
     workerHeapMb: config.SIGN_WORKER_HEAP_MB,
+    spillMs: config.SIGN_SPILL_MS,
     signing: readSigningMaterial(config),
     timestamps: timestampSettings(config),
     revocation: revocationSettings(config),

@@ -26,6 +26,12 @@ export interface SignPoolOptions {
   readonly jobBudgetMs: number;
   /** V8 heap limit of each worker (its old generation), in MB. */
   readonly workerHeapMb: number;
+  /**
+   * How long a job waits for the warmest worker (the one that has signed most) while it is busy
+   * with a job of its own that began less than this many ms ago, before a colder idle worker takes
+   * it (ms; 0: any idle worker at once). Default 50.
+   */
+  readonly spillMs?: number;
   /** PEM key and certificate; without them one development certificate is made up for every worker. */
   readonly signing?: SigningMaterial;
   /** The TSAs every signature is timestamped by; without them, signatures carry no timestamp. */
@@ -59,6 +65,10 @@ interface PendingJob {
   readonly transfer: ArrayBuffer;
   readonly resolve: (reply: SignJobSuccess) => void;
   readonly reject: (err: unknown) => void;
+  /** When it was queued (performance.now()). */
+  readonly queuedAt: number;
+  /** When a worker took it (performance.now()). */
+  startedAt?: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -66,9 +76,9 @@ interface Slot {
   readonly worker: Worker;
   readonly id: number;
   ready: boolean;
-  /** When it last became idle (a counter), to pick the worker idle last. */
+  /** When it last became idle (a counter): of two equally warm workers, the one idle last goes first. */
   idleSince: number;
-  /** Jobs handed to it. */
+  /** Jobs handed to it: the more, the warmer (its code compiled by V8, its heap and arena reusable). */
   jobs: number;
   job?: PendingJob;
   error?: Error;
@@ -101,6 +111,7 @@ const isOutOfMemory = (err: Error | undefined) =>
  */
 export const startSignPool = async (options: SignPoolOptions): Promise<SignPool> => {
   const { size, jobBudgetMs, workerHeapMb, logger } = options;
+  const spillMs = options.spillMs ?? 50;
   // One identity for every worker: a development certificate is made up here, once.
   const development = options.signing === undefined;
   const signing = options.signing ?? generateDevelopmentMaterial();
@@ -142,24 +153,49 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
   };
 
   /**
-   * Hand queued jobs to idle workers, the one that became idle last first: documents that come one at
-   * a time are all signed by the same worker, whose heap and memory arena already hold the garbage of
-   * the last one and reuse it, and a second worker is used only when two documents overlap. (Spreading
-   * them over all workers made every worker keep its own last large document's garbage: 20 MB signed
-   * eight times one after another raised the signer's peak memory by 3.9-5.0× the file size instead of
-   * 1.8-2.8×, docs/performance.md.) Every worker is warmed up at start-up, so none is cold when a
-   * burst first reaches it.
+   * Hand queued jobs, in arrival order, to the warmest idle worker: the one that has done most jobs
+   * (ties: the one idle last). While a warmer worker is busy with a job that began less than `spillMs`
+   * ago, the job waits for it rather than going to a colder idle worker, unless it has itself waited
+   * `spillMs`. So short documents, alone or two at a time, are all signed by one worker, and a second
+   * one takes work only when a document runs long (no signing waits behind it more than `spillMs`)
+   * or a backlog builds up. Why: each worker is its own V8 isolate that compiles the signing code
+   * for itself (TurboFan keeps optimising it for thousands of signings), marks its own heap and keeps
+   * its own malloc arena. Spreading short jobs over two workers made each signing cost about 2 ms
+   * more CPU (7.9 against 9.9 ms, alternating runs of `pnpm bench:signer`); spreading documents that
+   * come one at a time made every worker keep its own last large document's garbage (20 MB signed
+   * eight times in a row raised the signer's peak memory by 3.9-5.0x the file size instead of
+   * 1.8-2.8x). docs/performance.md has the figures.
    */
+  let spillTimer: NodeJS.Timeout | undefined;
   const dispatch = () => {
-    if (queue.length === 0) return;
-    const idle = [...slots].filter((s) => s.ready && !s.job).sort((a, b) => b.idleSince - a.idleSince);
-    for (const slot of idle) {
-      const pending = queue.shift();
+    if (spillTimer) clearTimeout(spillTimer);
+    spillTimer = undefined;
+    const ready = [...slots].filter((s) => s.ready);
+    const now = performance.now();
+    for (;;) {
+      const pending = queue[0];
       if (!pending) return;
-      slot.job = pending;
-      slot.jobs += 1;
-      pending.timer = setTimeout(() => overBudget(slot), jobBudgetMs);
-      slot.worker.postMessage(pending.job, [pending.transfer]);
+      const [best] = ready.filter((s) => !s.job).sort((a, b) => b.jobs - a.jobs || b.idleSince - a.idleSince);
+      if (!best) return;
+      // Warmer workers that will probably be free soon: wait for them (until spillMs of waiting).
+      const soonFree = ready.filter(
+        (s) => s.job?.startedAt !== undefined && s.jobs > best.jobs && now - s.job.startedAt < spillMs,
+      );
+      if (soonFree.length > 0 && now - pending.queuedAt < spillMs) {
+        const until = Math.min(
+          pending.queuedAt + spillMs,
+          ...soonFree.map((s) => (s.job?.startedAt ?? now) + spillMs),
+        );
+        spillTimer = setTimeout(dispatch, Math.max(1, Math.ceil(until - now)));
+        spillTimer.unref();
+        return;
+      }
+      queue.shift();
+      best.job = pending;
+      best.jobs += 1;
+      pending.startedAt = now;
+      pending.timer = setTimeout(() => overBudget(best), jobBudgetMs);
+      best.worker.postMessage(pending.job, [pending.transfer]);
     }
   };
 
@@ -287,7 +323,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
   const submit = (job: WorkerJob, transfer: ArrayBuffer): Promise<SignJobSuccess> => {
     if (closing) return Promise.reject(new ServiceError('unavailable', 'the signer is shutting down'));
     return new Promise<SignJobSuccess>((resolve, reject) => {
-      queue.push({ job, transfer, resolve, reject });
+      queue.push({ job, transfer, resolve, reject, queuedAt: performance.now() });
       dispatch();
     });
   };
@@ -314,6 +350,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     jobsPerWorker: () => [...slots].map((s) => s.jobs),
     async close() {
       closing = true;
+      if (spillTimer) clearTimeout(spillTimer);
       for (const pending of queue.splice(0)) {
         pending.reject(new ServiceError('unavailable', 'the signer is shutting down'));
       }
