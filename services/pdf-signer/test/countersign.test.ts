@@ -101,6 +101,13 @@ describe('signing a document that is already signed', () => {
     expect(certs.size()).toBeGreaterThanOrEqual(2);
     const der = Buffer.from(certs.lookup(0, PDFRawStream).getContents());
     expect(new X509Certificate(der).fingerprint256).toBe(signer.certificateFingerprint);
+    // The DSS update was written into room left after the sealed file, not into a copy of it: the
+    // signed PDF is a view at the start of a slightly larger buffer of its own.
+    for (const signed of [first, second]) {
+      expect(signed.bytes.byteOffset).toBe(0);
+      expect(signed.bytes.buffer.byteLength).toBeGreaterThan(signed.bytes.length);
+      expect(signed.bytes.buffer.byteLength - signed.bytes.length).toBeLessThan(64 * 1024);
+    }
   });
 
   it('appends to a file whose last cross-reference section is a stream, without reusing its object numbers', async () => {

@@ -107,7 +107,24 @@ export const appendDss = (options: {
   }
   const trailer = `<< /Size ${next} ${keep.join(' ')}${id ? ` /ID ${id}` : ''} /Prev ${prev} >>`;
   parts.push(Buffer.from(`${xref.join('\n')}\ntrailer\n${trailer}\nstartxref\n${offset}\n%%EOF\n`, 'latin1'));
-  return Buffer.concat([file, ...parts]);
+  return appendInPlace(file, parts);
+};
+
+/**
+ * `file` followed by `parts`: written into the room after `file` when its buffer has enough (the
+ * sealed file is serialised with some, `serializePdf`'s spareBytes), so that a 20 MB file is not
+ * copied once more; a new buffer otherwise.
+ */
+const appendInPlace = (file: Buffer, parts: readonly Buffer[]): Buffer => {
+  const added = parts.reduce((sum, part) => sum + part.length, 0);
+  const { buffer } = file;
+  if (!(buffer instanceof ArrayBuffer) || file.byteOffset + file.length + added > buffer.byteLength) {
+    return Buffer.concat([file, ...parts]);
+  }
+  const out = Buffer.from(buffer, file.byteOffset, file.length + added);
+  let at = file.length;
+  for (const part of parts) at += part.copy(out, at);
+  return out;
 };
 
 /** The certificates a CMS SignedData carries (a timestamp token's: the TSA's and its chain). */

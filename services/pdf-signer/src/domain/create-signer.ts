@@ -120,6 +120,16 @@ const sha256 = async (bytes: Buffer): Promise<string> => {
   return `sha256:${Buffer.from(digest).toString('hex')}`;
 };
 
+/** Revocation data as the DSS stores it. */
+type RevocationBytes = { readonly ocsps: readonly Buffer[]; readonly crls: readonly Buffer[] };
+
+/** DER bytes of certificates and their revocation data. */
+const derBytes = (certificates: readonly Buffer[], revocation?: RevocationBytes): number =>
+  [...certificates, ...(revocation?.ocsps ?? []), ...(revocation?.crls ?? [])].reduce(
+    (sum, der) => sum + der.length,
+    0,
+  );
+
 /**
  * Create a signer: parse the key and certificate (or make up a development one), read and parse the
  * fonts, measure the signature placeholder. `sign` then turns an uploaded PDF, PNG or JPEG into a
@@ -159,6 +169,12 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
       throw err;
     }
   };
+
+  // What the TSA's certificates and their revocation data took in the last DSS (the next is alike).
+  let lastTsaDssBytes = requestTimestamp ? 16 * 1024 : 0;
+  /** Bytes the DSS update will take at most, but for an unusually large catalog: room to leave for it. */
+  const dssRoomFor = (chain: RevocationBytes | undefined): number =>
+    derBytes(identity.certificates, chain) + lastTsaDssBytes + 16 * 1024;
 
   const signDocument = async (input: SignInput): Promise<SignResult> => {
     const received = new Date(input.receivedAt);
@@ -219,6 +235,9 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
     const sealed = await sealPdf({
       doc,
       page: auditPage,
+      // Room for the DSS update (B-LT) after the seal, so that it is written without copying the file.
+      spareBytes:
+        input.padesLevel === 'B-LT' || input.padesLevel === 'B-LTA' ? dssRoomFor(chainRevocation) : 0,
       identity,
       placeholderBytes,
       signedAt,
@@ -241,6 +260,7 @@ export const createSigner = async (options: SignerOptions = {}): Promise<Signer>
     // and refreshed like the signing chain's. A revoked TSA certificate refuses the seal.
     revocation?.notice(tsaCertificates);
     const tsaRevocation = revocation?.dataFor(tsaCertificates);
+    lastTsaDssBytes = derBytes(tsaCertificates, tsaRevocation);
     if (input.padesLevel === 'B-LT' || input.padesLevel === 'B-LTA') {
       const sealedLength = bytes.length;
       bytes = appendDss({

@@ -58,6 +58,8 @@ export const sealPdf = async (options: {
   base?: UpdateBase;
   /** Asks a TSA for a TimeStampToken over the CMS signature value (PAdES B-T). */
   timestamp?: (signatureValue: Buffer) => Promise<Buffer>;
+  /** Room to leave after the sealed file for an update appended later (see `serializePdf`). */
+  spareBytes?: number;
 }): Promise<SealedPdf> => {
   const { doc, page, identity, placeholderBytes, signedAt } = options;
   const { context } = doc;
@@ -115,6 +117,7 @@ export const sealPdf = async (options: {
       },
     },
     options.base,
+    options.spareBytes,
   );
 
   const contentsStart = verbatimOffset + contentsAt;

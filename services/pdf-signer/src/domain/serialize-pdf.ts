@@ -59,12 +59,16 @@ const streamContents = (object: PDFStream): Uint8Array => {
  * byte, followed by an incremental update: only the objects that are new or changed, a
  * cross-reference section for them, and a trailer whose /Prev points to the original's last one.
  *
+ * With `spareBytes`, the file is a view at the start of a buffer that many bytes longer, so that an
+ * update appended later (the DSS of PAdES B-LT) can be written after it without copying the file.
+ *
  * Returns the file and the offset of the verbatim object.
  */
 export const serializePdf = (
   context: PDFContext,
   verbatim: VerbatimObject,
   base?: UpdateBase,
+  spareBytes = 0,
 ): { file: Buffer; verbatimOffset: number } => {
   const header = PDFHeader.forVersion(1, 7);
   // An update starts on a line of its own after the original's %%EOF.
@@ -133,7 +137,10 @@ export const serializePdf = (
   const tail = `${lines.join('\n')}\ntrailer\n${trailerDict.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`;
   const fileSize = xrefOffset + Buffer.byteLength(tail, ASCII);
 
-  const file = Buffer.allocUnsafe(fileSize);
+  const file =
+    spareBytes > 0
+      ? Buffer.from(new ArrayBuffer(fileSize + spareBytes), 0, fileSize)
+      : Buffer.allocUnsafe(fileSize);
   let at = 0;
   if (base) {
     at += base.bytes.copy(file, 0);

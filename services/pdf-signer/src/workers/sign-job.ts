@@ -47,7 +47,8 @@ export type SignJobReply =
   | {
       readonly id: number;
       readonly ok: true;
-      readonly result: Omit<SignResult, 'bytes'> & { readonly bytes: ArrayBuffer };
+      /** `bytes` holds the signed PDF in its first `length` bytes (it may have a little room after). */
+      readonly result: Omit<SignResult, 'bytes'> & { readonly bytes: ArrayBuffer; readonly length: number };
     }
   | { readonly id: number; readonly ok: true; readonly inspected: { readonly pageCount: number } }
   | { readonly id: number; readonly ok: false; readonly error: SignJobError };
@@ -84,4 +85,22 @@ export const transferableBytes = (bytes: Uint8Array): ArrayBuffer => {
   const copy = new ArrayBuffer(bytes.byteLength);
   new Uint8Array(copy).set(bytes);
   return copy;
+};
+
+/**
+ * Like `transferableBytes`, for a view at the start of a buffer of its own that is a little larger
+ * than the view (a signed PDF written with room for its DSS update): the whole buffer is moved and
+ * the receiver takes the first `length` bytes, instead of copying them. Anything else is handled
+ * as `transferableBytes` does (never Node's pool of small Buffers, which is `Buffer.poolSize` long).
+ */
+export const transferableView = (bytes: Uint8Array): { buffer: ArrayBuffer; length: number } => {
+  const { buffer } = bytes;
+  const owned =
+    buffer instanceof ArrayBuffer &&
+    bytes.byteOffset === 0 &&
+    buffer.byteLength > Buffer.poolSize &&
+    buffer.byteLength - bytes.byteLength <= Math.max(1024 * 1024, bytes.byteLength / 4);
+  return owned
+    ? { buffer, length: bytes.byteLength }
+    : { buffer: transferableBytes(bytes), length: bytes.byteLength };
 };

@@ -7,7 +7,7 @@ import { PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
 import { createSigner } from '../domain/create-signer';
 import { loadPdf } from '../domain/load-pdf';
-import { transferableBytes } from './sign-job';
+import { transferableView } from './sign-job';
 import type {
   SignJobError,
   SignJobReply,
@@ -67,9 +67,13 @@ port.on('message', (job: WorkerJob) => {
   const { bytes, ...rest } = job.input;
   signer.sign({ ...rest, bytes: Buffer.from(bytes) }).then(
     (result) => {
-      const signed = transferableBytes(result.bytes);
-      const reply: SignJobReply = { id: job.id, ok: true, result: { ...result, bytes: signed } };
-      port.postMessage(reply, [signed]);
+      const signed = transferableView(result.bytes);
+      const reply: SignJobReply = {
+        id: job.id,
+        ok: true,
+        result: { ...result, bytes: signed.buffer, length: signed.length },
+      };
+      port.postMessage(reply, [signed.buffer]);
     },
     (err: unknown) => {
       const reply: SignJobReply = { id: job.id, ok: false, error: errorOf(err) };

@@ -336,8 +336,8 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
       const transfer = transferableBytes(bytes);
       const reply = await submit({ id: nextJobId++, input: { ...rest, bytes: transfer } }, transfer);
       if (!('result' in reply)) throw new Error('signing worker answered a signing with no result');
-      const { bytes: signed, ...result } = reply.result;
-      return { ...result, bytes: Buffer.from(signed) };
+      const { bytes: signed, length, ...result } = reply.result;
+      return { ...result, bytes: Buffer.from(signed, 0, length) };
     },
     async inspect(bytes: Buffer): Promise<{ pageCount: number }> {
       const transfer = transferableBytes(bytes);
