@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { HeaderDeclaration } from './operation';
 
-/** Headers of a signed PDF response (sign, and the same document again on a replay). */
-export const SIGNED_PDF_HEADERS: Record<string, HeaderDeclaration> = {
+/** Headers of every answer that is a stored signed PDF (a signing's, a replay's, a download's). */
+export const SIGNED_PDF_FILE_HEADERS: Record<string, HeaderDeclaration> = {
   'Content-Disposition': {
     description: 'attachment; filename="<name>-signed.pdf" (plus filename* for non-ASCII names)',
     schema: z.string(),
@@ -19,6 +19,11 @@ export const SIGNED_PDF_HEADERS: Record<string, HeaderDeclaration> = {
     description: 'sha256: of exactly the returned bytes (the fileHash of the document record)',
     schema: z.string(),
   },
+};
+
+/** Headers of a signed PDF response (sign, and the same document again on a replay). */
+export const SIGNED_PDF_HEADERS: Record<string, HeaderDeclaration> = {
+  ...SIGNED_PDF_FILE_HEADERS,
   'Idempotent-Replayed': {
     description: 'true when an earlier request with the same Idempotency-Key produced this document',
     schema: z.literal('true'),

@@ -9,6 +9,7 @@ import {
 } from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../api/operation';
+import { SIGNED_PDF_FILE_HEADERS } from '../api/common-headers';
 import type { HeaderDeclaration, OperationResult } from '../api/operation';
 import type { GatewayDeps } from '../deps';
 import { ZDocumentList, ZPublicDocumentDetail } from '../api/public-schemas';
@@ -121,22 +122,7 @@ export const documentOf = async (
 
 /** Headers of a stored signed PDF's download (the API's and the dashboard's). */
 export const SIGNED_PDF_DOWNLOAD_HEADERS: Record<string, HeaderDeclaration> = {
-  'Content-Disposition': {
-    description: 'attachment; filename="<name>-signed.pdf" (plus filename* for non-ASCII names)',
-    schema: z.string(),
-  },
-  'X-Audit-Id': {
-    description: 'The audit ID, also embedded in the PDF',
-    schema: z.string().meta({ example: 'ESG-7KQ2-M4XP-9D3F' }),
-  },
-  'X-Signed-At': {
-    description: 'When it was signed, ISO 8601 UTC',
-    schema: z.string().meta({ format: 'date-time' }),
-  },
-  'X-File-Hash': {
-    description: 'sha256: of exactly the returned bytes (the fileHash of the document record)',
-    schema: z.string(),
-  },
+  ...SIGNED_PDF_FILE_HEADERS,
   'Cache-Control': { description: 'no-store', schema: z.string() },
 };
 

@@ -1,11 +1,8 @@
-import { ServiceError } from '@esign/contracts';
 import type { PdfInspect } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
-import { isMissingObject, isTooLarge, UPLOAD_PREFIX } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
 import type { SignPool } from '../workers/start-sign-pool';
-
-const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+import { withUpload } from './read-upload';
 
 /**
  * `pdf.inspect`: read an upload as the signer would (repairing what it would repair) and answer its
@@ -20,24 +17,14 @@ export const createInspectPdfHandler =
     pool: Pick<SignPool, 'inspect'>;
     maxFileBytes: number;
   }): RequestHandler<typeof PdfInspect> =>
-  async (request) => {
-    if (!request.uploadKey.startsWith(UPLOAD_PREFIX) || request.uploadKey.includes('..')) {
-      throw new ServiceError(
-        'invalid_argument',
-        `uploadKey: must be an object under ${UPLOAD_PREFIX}`,
-        'uploadKey',
-      );
-    }
-    const bytes = await deps.blob
-      .getBuffer(request.uploadKey, { maxBytes: deps.maxFileBytes })
-      .catch((err: unknown) => {
-        if (isMissingObject(err)) {
-          throw new ServiceError('invalid_argument', 'file: the upload is missing or has expired', 'file');
-        }
-        if (isTooLarge(err)) {
-          throw new ServiceError('too_large', `file: larger than ${sizeLabel(deps.maxFileBytes)}`, 'file');
-        }
-        throw err;
-      });
-    return deps.pool.inspect(bytes);
-  };
+  (request, ctx) =>
+    withUpload(
+      {
+        blob: deps.blob,
+        uploadKey: request.uploadKey,
+        maxBytes: deps.maxFileBytes,
+        consume: false,
+        logger: ctx.logger,
+      },
+      (bytes) => deps.pool.inspect(bytes),
+    );

@@ -1,15 +1,13 @@
-import { ServiceError, signedFileNameFor } from '@esign/contracts';
+import { signedFileNameFor } from '@esign/contracts';
 import type { PdfSign } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
-import { isMissingObject, isTooLarge, UPLOAD_PREFIX } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
 import type { Signer, TPadesLevel } from '../domain/create-signer';
+import { withUpload } from './read-upload';
 
 /** Where signed PDFs are kept. */
 export const signedKeyFor = (accountId: string, auditId: string): string =>
   `signed/${accountId}/${auditId}.pdf`;
-
-const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
 /**
  * `pdf.sign`: fetch the upload (claim check), sign it, store the signed PDF under
@@ -25,69 +23,48 @@ export const createSignPdfHandler =
     /** PADES_LEVEL (default B-T here; the service's configuration defaults to B-LT). */
     padesLevel?: TPadesLevel;
   }): RequestHandler<typeof PdfSign> =>
-  async (request, ctx) => {
-    const { blob, signer, maxFileBytes } = deps;
-    // Only short-lived uploads may be read and deleted here: a key elsewhere could name a signed document.
-    if (!request.uploadKey.startsWith(UPLOAD_PREFIX) || request.uploadKey.includes('..')) {
-      throw new ServiceError(
-        'invalid_argument',
-        `uploadKey: must be an object under ${UPLOAD_PREFIX}`,
-        'uploadKey',
-      );
-    }
-    try {
-      const bytes = await blob
-        .getBuffer(request.uploadKey, { maxBytes: maxFileBytes })
-        .catch((err: unknown) => {
-          if (isMissingObject(err)) {
-            throw new ServiceError('invalid_argument', 'file: the upload is missing or has expired', 'file');
-          }
-          if (isTooLarge(err)) {
-            throw new ServiceError('too_large', `file: larger than ${sizeLabel(maxFileBytes)}`, 'file');
-          }
-          throw err;
+  (request, ctx) => {
+    const { blob, signer } = deps;
+    return withUpload(
+      { blob, uploadKey: request.uploadKey, maxBytes: deps.maxFileBytes, consume: true, logger: ctx.logger },
+      async (bytes) => {
+        const result = await signer.sign({
+          bytes,
+          kind: request.kind,
+          fileName: request.fileName,
+          signature: request.signature,
+          positions: request.positions,
+          signer: request.signer,
+          receivedAt: request.receivedAt,
+          // A reserved audit ID (a signing request's) when the caller has one.
+          ...(request.auditId === undefined ? {} : { auditId: request.auditId }),
+          ...(deps.verifyBaseUrl ? { verifyBaseUrl: deps.verifyBaseUrl } : {}),
+          ...(deps.padesLevel ? { padesLevel: deps.padesLevel } : {}),
         });
-      const result = await signer.sign({
-        bytes,
-        kind: request.kind,
-        fileName: request.fileName,
-        signature: request.signature,
-        positions: request.positions,
-        signer: request.signer,
-        receivedAt: request.receivedAt,
-        // A reserved audit ID (a signing request's) when the caller has one.
-        ...(request.auditId === undefined ? {} : { auditId: request.auditId }),
-        ...(deps.verifyBaseUrl ? { verifyBaseUrl: deps.verifyBaseUrl } : {}),
-        ...(deps.padesLevel ? { padesLevel: deps.padesLevel } : {}),
-      });
-      const signedKey = signedKeyFor(request.accountId, result.auditId);
-      await blob.put(signedKey, result.bytes, { contentType: 'application/pdf' });
-      ctx.logger.info('document signed', {
-        auditId: result.auditId,
-        pages: result.pageCount,
-        bytes: result.bytes.length,
-        kind: request.kind,
-        // Round trip to the time-stamping authority, inside the signing time.
-        ...(result.timestamp ? { tsaMs: result.timestamp.tsaMs, tsa: result.timestamp.url } : {}),
-      });
-      return {
-        auditId: result.auditId,
-        signedAt: result.signedAt,
-        signedKey,
-        signedFileName: signedFileNameFor(request.fileName),
-        fileHash: result.fileHash,
-        originalHash: result.originalHash,
-        size: result.bytes.length,
-        pageCount: result.pageCount,
-        events: result.events,
-        ...(result.timestamp
-          ? { timestamp: { time: result.timestamp.time, authority: result.timestamp.authority } }
-          : {}),
-      };
-    } finally {
-      await blob.remove(request.uploadKey).catch((err: unknown) => {
-        // The bucket's lifecycle rule removes it later where the server supports one.
-        ctx.logger.warn('could not delete the upload', { uploadKey: request.uploadKey, err });
-      });
-    }
+        const signedKey = signedKeyFor(request.accountId, result.auditId);
+        await blob.put(signedKey, result.bytes, { contentType: 'application/pdf' });
+        ctx.logger.info('document signed', {
+          auditId: result.auditId,
+          pages: result.pageCount,
+          bytes: result.bytes.length,
+          kind: request.kind,
+          // Round trip to the time-stamping authority, inside the signing time.
+          ...(result.timestamp ? { tsaMs: result.timestamp.tsaMs, tsa: result.timestamp.url } : {}),
+        });
+        return {
+          auditId: result.auditId,
+          signedAt: result.signedAt,
+          signedKey,
+          signedFileName: signedFileNameFor(request.fileName),
+          fileHash: result.fileHash,
+          originalHash: result.originalHash,
+          size: result.bytes.length,
+          pageCount: result.pageCount,
+          events: result.events,
+          ...(result.timestamp
+            ? { timestamp: { time: result.timestamp.time, authority: result.timestamp.authority } }
+            : {}),
+        };
+      },
+    );
   };

@@ -1,0 +1,45 @@
+import { ServiceError } from '@esign/contracts';
+import type { BlobStore } from '@esign/blob';
+import { isMissingObject, isTooLarge, UPLOAD_PREFIX } from '@esign/blob';
+import type { Logger } from '@esign/telemetry';
+
+const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+
+/**
+ * The claim check of `pdf.sign`, `pdf.inspect` and `pdf.verify`: read the upload a request names and
+ * hand its bytes to `use`. Only short-lived uploads may be read here (a key elsewhere could name a
+ * signed document): `invalid_argument` on `uploadKey` otherwise. A missing or expired upload is
+ * `invalid_argument` on `file`, one over `maxBytes` `too_large` on `file`. With `consume`, the upload
+ * is deleted once read, whatever happened (the bucket's lifecycle rule removes it later if that fails);
+ * without, it stays the caller's.
+ */
+export const withUpload = async <T>(
+  options: { blob: BlobStore; uploadKey: string; maxBytes: number; consume: boolean; logger: Logger },
+  use: (bytes: Buffer) => Promise<T>,
+): Promise<T> => {
+  const { blob, uploadKey, maxBytes } = options;
+  if (!uploadKey.startsWith(UPLOAD_PREFIX) || uploadKey.includes('..')) {
+    throw new ServiceError(
+      'invalid_argument',
+      `uploadKey: must be an object under ${UPLOAD_PREFIX}`,
+      'uploadKey',
+    );
+  }
+  try {
+    const bytes = await blob.getBuffer(uploadKey, { maxBytes }).catch((err: unknown) => {
+      if (isMissingObject(err)) {
+        throw new ServiceError('invalid_argument', 'file: the upload is missing or has expired', 'file');
+      }
+      if (isTooLarge(err))
+        throw new ServiceError('too_large', `file: larger than ${sizeLabel(maxBytes)}`, 'file');
+      throw err;
+    });
+    return await use(bytes);
+  } finally {
+    if (options.consume) {
+      await blob.remove(uploadKey).catch((err: unknown) => {
+        options.logger.warn('could not delete the upload', { uploadKey, err });
+      });
+    }
+  }
+};
