@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -6,9 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { makeTestCa, openssl } from './openssl-ca';
 
 /** The end-entity certificates a test PKI issues, by how their revocation is served. */
 export type TestPkiCertName =
@@ -47,10 +45,6 @@ export interface TestPki {
   stopOcsp(): Promise<void>;
   stop(): Promise<void>;
 }
-
-const openssl = async (args: string[], cwd: string) => {
-  await run('openssl', args, { cwd, timeout: 30_000 });
-};
 
 const freePort = async (): Promise<number> => {
   const server = createNetServer();
@@ -118,27 +112,7 @@ export const startTestPki = async (): Promise<TestPki> => {
 
   try {
     const days = '2';
-    await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'], dir);
-    await openssl(
-      [
-        'req',
-        '-new',
-        '-x509',
-        '-key',
-        'ca.key',
-        '-out',
-        'ca.pem',
-        '-days',
-        days,
-        '-subj',
-        '/CN=esign test PKI root/O=esign development',
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign,cRLSign',
-      ],
-      dir,
-    );
+    await makeTestCa(dir, 'esign test PKI root');
     const issue = async (name: string, serial: string, ext: string[]) => {
       await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key`], dir);
       await openssl(

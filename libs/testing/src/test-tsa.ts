@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -6,9 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { makeTestCa, openssl } from './openssl-ca';
 
 /**
  * How the test TSA answers: `ok` (a real token from `openssl ts -reply`), `down` (the connection is
@@ -57,34 +54,10 @@ ess_cert_id_chain = no
 ess_cert_id_alg = sha256
 `;
 
-const openssl = async (args: string[], cwd: string) => {
-  await run('openssl', args, { cwd, timeout: 30_000 });
-};
-
 /** The throwaway CA, TSA key and certificate and openssl TSA config, made with openssl in `dir`. */
 const makeTsaFiles = async (dir: string) => {
   const days = '2';
-  await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'], dir);
-  await openssl(
-    [
-      'req',
-      '-new',
-      '-x509',
-      '-key',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      days,
-      '-subj',
-      '/CN=esign test TSA root/O=esign development',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ],
-    dir,
-  );
+  await makeTestCa(dir, 'esign test TSA root');
   await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'tsa.key'], dir);
   await openssl(
     ['req', '-new', '-key', 'tsa.key', '-out', 'tsa.csr', '-subj', '/CN=esign test TSA/O=esign development'],
