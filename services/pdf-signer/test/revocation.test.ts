@@ -77,6 +77,27 @@ const dssStreams = async (pdf: Buffer, key: 'OCSPs' | 'CRLs' | 'Certs'): Promise
   );
 };
 
+/** `openssl ocsp` checks an OCSP response taken from a DSS against the test PKI: its output. */
+const opensslOcsp = async (
+  response: Buffer | undefined,
+  cert: TestPkiCertName,
+): Promise<{ stdout: string; all: string }> => {
+  const respFile = join(dir, `${cert}-${Date.now()}.ocsp`);
+  await writeFile(respFile, response ?? Buffer.alloc(0));
+  const { stdout, stderr } = await run('openssl', [
+    'ocsp',
+    '-respin',
+    respFile,
+    '-CAfile',
+    pki.caCertFile,
+    '-issuer',
+    pki.caCertFile,
+    '-cert',
+    pki.certs[cert].certFile,
+  ]);
+  return { stdout, all: `${stdout}${stderr}` };
+};
+
 describe('revocation data in the DSS (PAdES B-LT)', () => {
   it('reads the OCSP and CRL addresses of a certificate', () => {
     const cert = new X509Certificate(pki.certs.good.certPem).raw;
@@ -92,20 +113,8 @@ describe('revocation data in the DSS (PAdES B-LT)', () => {
     expect(ocsps).toHaveLength(1);
     // OCSP preferred: no CRL fetched when the responder answered.
     expect(await dssStreams(signed.bytes, 'CRLs')).toHaveLength(0);
-    const respFile = join(dir, 'good.ocsp');
-    await writeFile(respFile, ocsps[0] ?? Buffer.alloc(0));
-    const { stdout, stderr } = await run('openssl', [
-      'ocsp',
-      '-respin',
-      respFile,
-      '-CAfile',
-      pki.caCertFile,
-      '-issuer',
-      pki.caCertFile,
-      '-cert',
-      pki.certs.good.certFile,
-    ]);
-    expect(`${stdout}${stderr}`).toContain('Response verify OK');
+    const { stdout, all } = await opensslOcsp(ocsps[0], 'good');
+    expect(all).toContain('Response verify OK');
     expect(stdout).toMatch(/good\.pem: good/);
     expect(warnings.filter((w) => w.includes('revocation'))).toEqual([]);
     // Our verifier counts the OCSP response as validation data, not as a change after the seal.
@@ -186,20 +195,8 @@ describe('revocation data in the DSS (PAdES B-LT)', () => {
       expect((await pdfSig(second.bytes)).stdout).toContain('Signature Validation: Signature is Valid.');
       const ocsps = await dssStreams(second.bytes, 'OCSPs');
       expect(ocsps).toHaveLength(2);
-      const respFile = join(dir, 'tsa.ocsp');
-      await writeFile(respFile, ocsps[1] ?? Buffer.alloc(0));
-      const { stdout, stderr } = await run('openssl', [
-        'ocsp',
-        '-respin',
-        respFile,
-        '-CAfile',
-        pki.caCertFile,
-        '-issuer',
-        pki.caCertFile,
-        '-cert',
-        pki.certs.tsa.certFile,
-      ]);
-      expect(`${stdout}${stderr}`).toContain('Response verify OK');
+      const { stdout, all } = await opensslOcsp(ocsps[1], 'tsa');
+      expect(all).toContain('Response verify OK');
       expect(stdout).toMatch(/tsa\.pem: good/);
     } finally {
       signer.revocation?.close();
