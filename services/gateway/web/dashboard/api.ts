@@ -1,3 +1,4 @@
+import type { components, operations } from '../../../../libs/sdk/src/generated/api';
 import { ApiError, request as send } from '../shared/http';
 
 /** Fired when a request finds the session gone (idle or absolute end, signed out elsewhere). */
@@ -15,169 +16,37 @@ const request = async <T>(path: string, init?: RequestInit): Promise<T> => {
   }
 };
 
-// The dashboard's calls to the gateway (same origin, session cookie). Types follow the public schemas
-// of the OpenAPI document (/openapi.json, tags Account, API keys and Dashboard).
+// The dashboard's calls to the gateway (same origin, session cookie). Their types are those of the
+// OpenAPI document (/openapi.json, tags Account, API keys and Dashboard), as the SDK generates them:
+// nothing here restates a field.
+type Schemas = components['schemas'];
 
-export type Plan = 'free' | 'pro' | 'business';
+export type Usage = Schemas['Usage'];
+export type Session = Schemas['Session'];
+export type Plan = Session['plan'];
+export type ApiKey = Schemas['ApiKey'];
+export type NewApiKey = Schemas['NewApiKey'];
+export type DocumentRecord = Schemas['DocumentRecord'];
+export type DocumentList = Schemas['DocumentList'];
+export type AuditEntry = Schemas['AuditLogEntry'];
+export type DocumentDetail = Schemas['DocumentDetail'];
+export type Signed = Schemas['DashboardSigned'];
+export type SentRequestList = Schemas['SentRequestList'];
+export type SentRequest = SentRequestList['requests'][number];
+export type DocumentQuery = Omit<NonNullable<operations['listDocuments']['parameters']['query']>, 'cursor'>;
+export type Webhook = Schemas['Webhook'];
+export type WebhookEventType = Webhook['eventTypes'][number];
+export type WebhookAttempt = Schemas['WebhookAttempt'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
 
-export interface Usage {
-  limits: { documentsPerMonth: number | null; apiAccess: boolean; maxFileBytes: number };
-  month: string;
-  documentsUsed: number;
-  documentsRemaining: number | null;
-  resetsAt: string;
-}
-
-export interface Session {
-  email: string;
-  plan: Plan;
-  csrfToken: string;
-  expiresAt: string;
-  idleExpiresAt: string;
-  usage: Usage;
-}
-
-export interface ApiKey {
-  id: string;
-  name: string | null;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revoked: boolean;
-  revokedAt: string | null;
-}
-
-export interface NewApiKey {
-  id: string;
-  name: string | null;
-  key: string;
-  prefix: string;
-  createdAt: string;
-}
-
-export interface DocumentRecord {
-  id: string;
-  fileName: string;
-  signerName: string;
-  signerEmail: string;
-  signedAt: string;
-  auditId: string;
-  fileHash: string;
-  ipAddress: string;
-}
-
-export interface DocumentList {
-  documents: DocumentRecord[];
-  total: number;
-  totalExact: boolean;
-  page: number;
-  pages: number;
-  nextCursor: string | null;
-}
-
-export interface AuditEntry {
-  event: string;
-  timestamp: string;
-  details: Record<string, unknown>;
-  sequence: number;
-  prevHash: string;
-  hash: string;
-}
-
-export interface DocumentDetail extends DocumentRecord {
-  userAgent: string;
-  originalHash: string;
-  size: number;
-  pageCount: number;
-  createdAt: string;
-  auditLog: AuditEntry[];
-}
-
-export interface Signed {
-  auditId: string;
-  signedAt: string;
-  fileHash: string;
-  fileName: string;
-  size: number;
-  replayed: boolean;
-  downloadUrl: string;
-}
-
-export interface SentRequest {
-  sendId: string;
-  auditId: string;
-  fileName: string;
-  subject: string;
-  recipientName: string;
-  recipientEmail: string;
-  status: 'pending' | 'signed' | 'declined' | 'canceled' | 'expired';
-  sentAt: string;
-  expiresAt: string;
-  viewedAt: string | null;
-  endedAt: string | null;
-  declineReason: string | null;
-}
-
-export interface SentRequestList {
-  requests: SentRequest[];
-  total: number;
-  page: number;
-  pages: number;
-}
-
-export interface DocumentQuery {
-  search?: string;
-  dateFrom?: string;
-  dateTo?: string;
-  sortBy?: 'signed_at' | 'file_name' | 'created_at';
-  sortDir?: 'asc' | 'desc';
-  page?: number;
-  limit?: number;
-}
-
+/** Every event type, in the order the form lists them. */
 export const WEBHOOK_EVENT_TYPES = [
   'document.signed',
   'signing.viewed',
   'signing.completed',
   'signing.declined',
   'signing.expired',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-export interface Webhook {
-  id: string;
-  url: string;
-  description: string;
-  eventTypes: WebhookEventType[];
-  enabled: boolean;
-  disabledReason: 'gone' | 'failing' | 'manual' | null;
-  disabledAt: string | null;
-  failingSince: string | null;
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface WebhookAttempt {
-  attemptedAt: string;
-  statusCode: number | null;
-  latencyMs: number;
-  succeeded: boolean;
-  error: string | null;
-  responseExcerpt: string | null;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  kind: 'event' | 'replay' | 'test';
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  attemptLog: WebhookAttempt[];
-}
+] as const satisfies readonly WebhookEventType[];
 
 /** The CSRF token of the current session, sent with every change (set at sign-in and on load). */
 let csrfToken = '';

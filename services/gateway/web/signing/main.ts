@@ -3,29 +3,15 @@
  * and the PDF (token in the `X-Signing-Token` header, never in another URL), shows every page with
  * the signature boxes, reports the document viewed once it is on screen, and signs or declines.
  */
+import type { components } from '../../../../libs/sdk/src/generated/api';
 import { ApiError, request } from '../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, SIGNATURE_ASPECT } from '../shared/signature-pad';
 
-interface Position {
-  x: number;
-  y: number;
-  page: number;
-  width: number;
-}
-interface SigningRequest {
-  status: 'pending';
-  fileName: string;
-  recipientName: string;
-  recipientEmail: string;
-  senderEmail: string;
-  /** The sender's message (plain text, shown with textContent only). */
-  message: string | null;
-  auditId: string;
-  positions: Position[];
-  pageCount: number | null;
-  expiresAt: string;
-}
+// The request as the signing API answers it (the SDK's types, generated from the OpenAPI document).
+// Its sender's message is plain text, shown with textContent only.
+type SigningRequest = components['schemas']['SigningRequestView'];
+type Position = SigningRequest['positions'][number];
 
 const byId = <T extends HTMLElement>(id: string): T => {
   const el = document.getElementById(id);

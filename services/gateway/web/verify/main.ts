@@ -3,50 +3,13 @@
  * sends it to POST /api/v1/verify and says what the report means in plain words. On /verify/<auditId>
  * it first shows what we recorded for that audit ID, and says whether the dropped file is that document.
  */
+import type { components } from '../../../../libs/sdk/src/generated/api';
 import { ApiError, request } from '../shared/http';
 
-interface Timestamp {
-  time: string | null;
-  authority: string | null;
-  signatureValid: boolean;
-  imprintMatches: boolean;
-}
-interface Signature {
-  index: number;
-  type: 'signature' | 'document-timestamp';
-  signer: string | null;
-  signingTime: string | null;
-  certificate: {
-    subject: string;
-    issuer: string;
-    serialNumber: string;
-    validFrom: string;
-    validTo: string;
-  } | null;
-  sealedByThisService: boolean;
-  cryptographicallyValid: boolean;
-  coversWholeFile: boolean;
-  updatesAfter: number;
-  changesAfter: string[];
-  timestamp: Timestamp | null;
-  problems: string[];
-}
-interface IssuedDocument {
-  auditId: string;
-  signedAt: string;
-  fileHash: string;
-  signerName: string;
-  signerEmail: string;
-  pageCount: number;
-}
-interface Report {
-  verdict: 'valid' | 'modified' | 'invalid' | 'unsigned';
-  summary: string;
-  file: { name: string; size: number; sha256: string };
-  issued: { exactMatch: boolean; document: IssuedDocument | null };
-  signatures: Signature[];
-  problems: string[];
-}
+// The answers' types, as the SDK generates them from the OpenAPI document.
+type Report = components['schemas']['VerificationReport'];
+type Signature = Report['signatures'][number];
+type IssuedDocument = components['schemas']['IssuedDocumentCheck'];
 
 const byId = <T extends HTMLElement>(id: string): T => {
   const element = document.getElementById(id);
