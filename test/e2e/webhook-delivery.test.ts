@@ -122,7 +122,7 @@ describe('webhook delivery of signing events', () => {
     expect(r.received).toHaveLength(4);
     const byType = new Map<string, { id: string; data: Record<string, unknown> }>();
     for (const hit of got) {
-      expect(verify(ep.secret, hit)).toBeTruthy();
+      expect(verify(ep.secret, hit)).toEqual(JSON.parse(hit.body));
       const body = JSON.parse(hit.body) as {
         id: string;
         type: keyof typeof WEBHOOK_PAYLOADS;
@@ -171,7 +171,7 @@ describe('webhook delivery of signing events', () => {
     const hits = await r.waitFor(3);
     const ids = new Set(hits.map((h) => h.headers['webhook-id']));
     expect(ids.size).toBe(1);
-    for (const h of hits) expect(verify(ep.secret, h)).toBeTruthy();
+    for (const h of hits) expect(verify(ep.secret, h)).toEqual(JSON.parse(h.body));
     await expect
       .poll(async () => {
         const { deliveries } = await bus.request(WebhookDeliveries, {
@@ -217,7 +217,7 @@ describe('webhook delivery of signing events', () => {
     const back = await receiver(port);
     const [hit] = await back.waitFor(1);
     expect(hit?.headers['webhook-id']).toBe(`evt_${viewed.eventId.replace(/-/g, '')}`);
-    expect(verify(ep.secret, hit as ReceivedWebhook)).toBeTruthy();
+    expect(verify(ep.secret, hit as ReceivedWebhook)).toEqual(JSON.parse((hit as ReceivedWebhook).body));
   });
 
   it('signs with both secrets during a rotation overlap, and with the new one alone after it', async () => {
@@ -234,8 +234,12 @@ describe('webhook delivery of signing events', () => {
     await bus.publish(SigningViewed, one, { msgId: one.eventId });
     const [during] = await r.waitFor(1);
     expect(String(during?.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    expect(verify(ep.secret, during as ReceivedWebhook)).toBeTruthy();
-    expect(verify(rotated.secret, during as ReceivedWebhook)).toBeTruthy();
+    expect(verify(ep.secret, during as ReceivedWebhook)).toEqual(
+      JSON.parse((during as ReceivedWebhook).body),
+    );
+    expect(verify(rotated.secret, during as ReceivedWebhook)).toEqual(
+      JSON.parse((during as ReceivedWebhook).body),
+    );
 
     const again = await bus.request(WebhookRotateSecret, {
       accountId: ep.accountId,
@@ -246,7 +250,7 @@ describe('webhook delivery of signing events', () => {
     await bus.publish(SigningViewed, two, { msgId: two.eventId });
     const after = (await r.waitFor(2))[1] as ReceivedWebhook;
     expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
-    expect(verify(again.secret, after)).toBeTruthy();
+    expect(verify(again.secret, after)).toEqual(JSON.parse(after.body));
     expect(() => verify(rotated.secret, after)).toThrow();
   });
 
