@@ -9,54 +9,11 @@ import { PDFDocument, PDFName, PDFRef, type PDFObject } from 'pdf-lib';
 import jsQR from 'jsqr';
 import { makePdf, makePng, pdfText, renderPage } from '@esign/testing';
 import { createSigner } from '@esign/pdf-signer';
+import type { VerificationReport as Report } from '../../libs/sdk/src/index.js';
 import { baseUrl, createAccount, dataUri, errorOf, sign, type TestAccount } from './harness';
 
 const run = promisify(execFile);
 const sha256 = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-
-interface SignatureReport {
-  signer: string | null;
-  signingTime: string | null;
-  certificate: {
-    subject: string;
-    issuer: string;
-    serialNumber: string;
-    validFrom: string;
-    validTo: string;
-  } | null;
-  sealedByThisService: boolean;
-  cryptographicallyValid: boolean;
-  digestMatches: boolean;
-  signatureVerifies: boolean;
-  coversWholeFile: boolean;
-  updatesAfter: number;
-  changesAfter: string[];
-  timestamp: {
-    time: string | null;
-    authority: string | null;
-    signatureValid: boolean;
-    imprintMatches: boolean;
-  } | null;
-  issuedAuditId: string | null;
-  problems: string[];
-}
-interface Report {
-  verdict: 'valid' | 'modified' | 'invalid' | 'unsigned';
-  summary: string;
-  file: { name: string; size: number; sha256: string };
-  issued: {
-    exactMatch: boolean;
-    document: {
-      auditId: string;
-      signedAt: string;
-      fileHash: string;
-      signerName: string;
-      signerEmail: string;
-    } | null;
-  };
-  signatures: SignatureReport[];
-  problems: string[];
-}
 
 const verify = async (bytes: Uint8Array, name = 'copy.pdf'): Promise<Report> => {
   const form = new FormData();
