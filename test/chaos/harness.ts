@@ -61,6 +61,8 @@ export interface LoadOptions {
   readonly concurrency: number;
   /** Upper bound on requests, so that a long outage does not run forever. */
   readonly maxRequests?: number;
+  /** Pages of the document signed (default 1): more pages, longer signings, more of them in flight. */
+  readonly pages?: number;
   /**
    * The gateway's BUS_TIMEOUT_MS (each bus call but the signing). Default: the service's own (30 s).
    * The chaos test shortens it to keep its run short.
@@ -255,7 +257,7 @@ export const runScenario = async (
     });
     await bus.drain();
 
-    const pdf = await makePdf({ pages: 1 });
+    const pdf = await makePdf({ pages: load.pages ?? 1 });
     const png = await makePng({ width: 300, height: 100 });
     const form = multipart(pdf, {
       signerName: 'Chaos Signer',
