@@ -21,6 +21,8 @@ describe('pdf-signer config', () => {
     expect(signWorkerCount(defaults)).toBe(Math.min(availableParallelism(), 2));
     expect(defaults.SIGN_JOB_BUDGET_MS).toBe(30_000);
     expect(defaults.SIGN_WORKER_HEAP_MB).toBe(256);
+    expect(defaults.SIGN_WORKER_YOUNG_MB).toBe(12);
+    expect(loadPdfSignerConfig({ SIGN_WORKER_YOUNG_MB: '0' }).SIGN_WORKER_YOUNG_MB).toBe(0);
     expect(signWorkerCount(loadPdfSignerConfig({ SIGN_WORKERS: '8', MAX_CONCURRENT_SIGNS: '3' }))).toBe(3);
     expect(signWorkerCount(loadPdfSignerConfig({ SIGN_WORKERS: '1', MAX_CONCURRENT_SIGNS: '8' }))).toBe(1);
     expect(() => loadPdfSignerConfig({ SIGN_JOB_BUDGET_MS: '10' })).toThrow(/SIGN_JOB_BUDGET_MS/);

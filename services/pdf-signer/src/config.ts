@@ -71,6 +71,11 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
     /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
     SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(256),
     /**
+     * V8 young generation of each signing and verification worker, in MB (0: V8 sizes it from the
+     * machine's or the container's memory). See workers/worker-limits.ts for why it is set.
+     */
+    SIGN_WORKER_YOUNG_MB: z.coerce.number().int().min(0).max(1024).default(12),
+    /**
      * RFC 3161 time-stamping authorities, comma-separated, tried in order for every signature
      * (PAdES B-T). Empty: signatures carry no timestamp, for tests of other things only (a warning at
      * start-up); refused when NODE_ENV=production. `pnpm dev` and the test stacks run a local TSA.

@@ -37,6 +37,7 @@ export const startPdfSigner = async (
     size: signWorkerCount(config),
     jobBudgetMs: config.SIGN_JOB_BUDGET_MS,
     workerHeapMb: config.SIGN_WORKER_HEAP_MB,
+    workerYoungMb: config.SIGN_WORKER_YOUNG_MB,
     spillMs: config.SIGN_SPILL_MS,
     signing: readSigningMaterial(config),
     timestamps: timestampSettings(config),
@@ -71,6 +72,7 @@ export const startPdfSigner = async (
   const verifier = startVerifier({
     budgetMs: config.VERIFY_JOB_BUDGET_MS,
     heapMb: config.SIGN_WORKER_HEAP_MB,
+    youngMb: config.SIGN_WORKER_YOUNG_MB,
     setup: { ownFingerprint256: signer.certificateFingerprint },
     logger,
   });

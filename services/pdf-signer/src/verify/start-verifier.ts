@@ -4,6 +4,7 @@ import type { TPdfVerifyReply } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
 import type { VerifyPdfOptions } from '../domain/verify-pdf';
 import { transferableBytes } from '../workers/sign-job';
+import { workerResourceLimits } from '../workers/worker-limits';
 import { workerSource } from '../workers/worker-source';
 
 export type VerifyWorkerSetup = VerifyPdfOptions;
@@ -32,6 +33,8 @@ const WORKER_URL = new URL('./verify-worker.ts', import.meta.url);
 export const startVerifier = (options: {
   budgetMs: number;
   heapMb: number;
+  /** Its young generation (MB; absent: 12; 0: V8 sizes it); see workerResourceLimits. */
+  youngMb?: number;
   setup: VerifyWorkerSetup;
   logger: Logger;
 }): Verifier => {
@@ -48,7 +51,7 @@ export const startVerifier = (options: {
         eval: evalSource,
         workerData: options.setup,
         execArgv: [],
-        resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+        resourceLimits: workerResourceLimits(options.heapMb, options.youngMb),
       });
       w.once('message', () => resolve(w));
       w.once('error', reject);

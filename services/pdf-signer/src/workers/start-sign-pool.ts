@@ -16,6 +16,7 @@ import type {
   SignWorkerSetup,
   WorkerJob,
 } from './sign-job';
+import { workerResourceLimits } from './worker-limits';
 import { workerSource } from './worker-source';
 
 /** How the pool of signing workers is sized and bounded. */
@@ -26,6 +27,8 @@ export interface SignPoolOptions {
   readonly jobBudgetMs: number;
   /** V8 heap limit of each worker (its old generation), in MB. */
   readonly workerHeapMb: number;
+  /** V8 young generation of each worker, in MB (absent: 12; 0: V8 sizes it from the memory it sees). */
+  readonly workerYoungMb?: number;
   /**
    * How long a job waits for the warmest worker (the one that has signed most) while it is busy
    * with a job of its own that began less than this many ms ago, before a colder idle worker takes
@@ -251,7 +254,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
         eval: evalSource,
         workerData: setup,
         execArgv: [],
-        resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
+        resourceLimits: workerResourceLimits(workerHeapMb, options.workerYoungMb),
       });
       const slot: Slot = { worker, id: nextWorkerId++, ready: false, idleSince: 0, jobs: 0 };
       slots.add(slot);
