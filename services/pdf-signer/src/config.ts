@@ -5,6 +5,7 @@ import { loadConfig, ZBaseEnv, ZBlobEnv } from '@esign/config';
 import type { SigningMaterial } from './domain/load-signing-identity';
 import type { TimestampSettings } from './domain/request-timestamp';
 import type { RevocationSettings } from './domain/revocation';
+import { WORKER_YOUNG_GENERATION_MB } from './workers/worker-limits';
 
 /** Environment of the pdf-signer service. */
 export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
@@ -74,7 +75,7 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
      * V8 young generation of each signing and verification worker, in MB (0: V8 sizes it from the
      * machine's or the container's memory). See workers/worker-limits.ts for why it is set.
      */
-    SIGN_WORKER_YOUNG_MB: z.coerce.number().int().min(0).max(1024).default(12),
+    SIGN_WORKER_YOUNG_MB: z.coerce.number().int().min(0).max(1024).default(WORKER_YOUNG_GENERATION_MB),
     /**
      * RFC 3161 time-stamping authorities, comma-separated, tried in order for every signature
      * (PAdES B-T). Empty: signatures carry no timestamp, for tests of other things only (a warning at
