@@ -1,4 +1,10 @@
 import type { components, operations } from '../../../../libs/sdk/src/generated/api';
+import type {
+  AuditLogEntry as AuditEntry,
+  DocumentDetail,
+  DocumentList,
+  DocumentRecord,
+} from '../../../../libs/sdk/src/types';
 import { ApiError, request as send } from '../shared/http';
 
 /** Fired when a request finds the session gone (idle or absolute end, signed out elsewhere). */
@@ -26,10 +32,8 @@ export type Session = Schemas['Session'];
 export type Plan = Session['plan'];
 export type ApiKey = Schemas['ApiKey'];
 export type NewApiKey = Schemas['NewApiKey'];
-export type DocumentRecord = Schemas['DocumentRecord'];
-export type DocumentList = Schemas['DocumentList'];
-export type AuditEntry = Schemas['AuditLogEntry'];
-export type DocumentDetail = Schemas['DocumentDetail'];
+// The document types are the SDK's own public ones.
+export type { AuditEntry, DocumentDetail, DocumentList, DocumentRecord };
 export type Signed = Schemas['DashboardSigned'];
 export type SentRequestList = Schemas['SentRequestList'];
 export type SentRequest = SentRequestList['requests'][number];
