@@ -96,7 +96,8 @@ export const SIGN_MULTIPART: { readonly fields: typeof ZSignFields; readonly fil
     name: 'file',
     description: 'PDF, PNG or JPG',
     accept: ['pdf', 'png', 'jpeg'],
-    // The key's plan is known before the upload: a Free account's 10 MiB is refused while streaming.
+    // The caller's plan (its key's or its session's) is known before the upload: a Free account's
+    // 10 MiB is refused while streaming.
     maxBytes: (config, principal) =>
       Math.min(
         config.SIGN_MAX_FILE_BYTES,
