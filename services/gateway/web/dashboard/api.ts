@@ -1,9 +1,12 @@
-import type { components, operations } from '../../../../libs/sdk/src/generated/api';
+import type { components } from '../../../../libs/sdk/src/generated/api';
 import type {
   AuditLogEntry as AuditEntry,
   DocumentDetail,
   DocumentList,
   DocumentRecord,
+  ListDocumentsQuery,
+  Webhook,
+  WebhookDelivery,
 } from '../../../../libs/sdk/src/types';
 import { ApiError, request as send } from '../shared/http';
 
@@ -32,16 +35,14 @@ export type Session = Schemas['Session'];
 export type Plan = Session['plan'];
 export type ApiKey = Schemas['ApiKey'];
 export type NewApiKey = Schemas['NewApiKey'];
-// The document types are the SDK's own public ones.
-export type { AuditEntry, DocumentDetail, DocumentList, DocumentRecord };
+// The document and webhook types are the SDK's own public ones.
+export type { AuditEntry, DocumentDetail, DocumentList, DocumentRecord, Webhook, WebhookDelivery };
 export type Signed = Schemas['DashboardSigned'];
 export type SentRequestList = Schemas['SentRequestList'];
 export type SentRequest = SentRequestList['requests'][number];
-export type DocumentQuery = Omit<NonNullable<operations['listDocuments']['parameters']['query']>, 'cursor'>;
-export type Webhook = Schemas['Webhook'];
+export type DocumentQuery = Omit<ListDocumentsQuery, 'cursor'>;
 export type WebhookEventType = Webhook['eventTypes'][number];
 export type WebhookAttempt = Schemas['WebhookAttempt'];
-export type WebhookDelivery = Schemas['WebhookDelivery'];
 
 /** Every event type, in the order the form lists them. */
 export const WEBHOOK_EVENT_TYPES = [
