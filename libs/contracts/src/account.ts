@@ -245,8 +245,11 @@ export const DocumentQuotaReserve = defineRequest(
   z.object({
     reservationId: z.uuid(),
     month: ZUtcMonth,
-    /** Documents counted this month, this one included. */
-    used: z.number().int(),
+    /**
+     * Documents counted this month, this one included; null on a plan without a limit (its signings
+     * are not counted against one, and the count is not read on this path: `key.get-usage` has it).
+     */
+    used: z.number().int().nullable(),
     /** The plan's monthly limit; null is unlimited. */
     limit: z.number().int().nullable(),
   }),

@@ -643,7 +643,7 @@ describe('plans and quotas', () => {
     const business = await Promise.all(
       Array.from({ length: 20 }, () => client.request(DocumentQuotaReserve, { accountId })),
     );
-    expect(business.every((r) => r.limit === null)).toBe(true);
+    expect(business.every((r) => r.limit === null && r.used === null)).toBe(true);
     expect(await client.request(AccountUsageGet, { accountId })).toMatchObject({
       plan: 'business',
       limits: { documentsPerMonth: null, apiAccess: true, maxFileBytes: 25 * 1024 * 1024 },
@@ -653,6 +653,44 @@ describe('plans and quotas', () => {
     expect(
       (await rejection(client.request(AccountPlanSet, { email: uniqueEmail('none'), plan: 'pro' }))).code,
     ).toBe('not_found');
+  });
+
+  it('counts a business month by its reservations and measures them against a smaller plan it moves to', async () => {
+    const { accountId, email } = await signUpAndIn();
+    await client.request(AccountPlanSet, { email, plan: 'business' });
+    // No usage row on the business plan: these only record reservations, in parallel.
+    const business = await Promise.all(
+      Array.from({ length: 48 }, () => client.request(DocumentQuotaReserve, { accountId })),
+    );
+    expect(new Set(business.map((r) => r.reservationId)).size).toBe(48);
+    const [first, second] = business;
+    if (!first || !second) throw new Error('no reservation');
+    const releases = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        client.request(DocumentQuotaRelease, { accountId, reservationId: first.reservationId }),
+      ),
+    );
+    expect(releases.filter((r) => !r.alreadyReleased)).toHaveLength(1);
+    expect((await client.request(AccountUsageGet, { accountId })).documentsUsed).toBe(47);
+
+    // On pro (50 a month) the 47 count: 3 of 10 parallel reservations are granted.
+    await client.request(AccountPlanSet, { email, plan: 'pro' });
+    const pro = await Promise.allSettled(
+      Array.from({ length: 10 }, () => client.request(DocumentQuotaReserve, { accountId })),
+    );
+    const granted = pro.filter((r) => r.status === 'fulfilled');
+    expect(granted).toHaveLength(3);
+    expect(new Set(granted.map((r) => r.value.used))).toEqual(new Set([48, 49, 50]));
+    expect(await client.request(AccountUsageGet, { accountId })).toMatchObject({
+      documentsUsed: 50,
+      documentsRemaining: 0,
+    });
+    // A release on pro (of a reservation made on business) makes room for exactly one more.
+    await client.request(DocumentQuotaRelease, { accountId, reservationId: second.reservationId });
+    expect((await client.request(DocumentQuotaReserve, { accountId })).used).toBe(50);
+    expect((await rejection(client.request(DocumentQuotaReserve, { accountId }))).code).toBe(
+      'permission_denied',
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import type { TPlan } from '@esign/contracts';
 import { eq, sql } from 'drizzle-orm';
 import type { KeyDatabase } from './key-repository';
-import { accounts, sessions, signInAttempts } from './schema';
+import { accounts, documentReservations, documentUsage, sessions, signInAttempts } from './schema';
 
 /** An account as sign-in sees it. */
 export interface AccountRecord {
@@ -25,7 +25,15 @@ export interface AccountRepository {
   }): Promise<{ accountId: string; sessionsEnded: number } | undefined>;
   /** Store a stronger hash of the same password (after a sign-in with weaker parameters). */
   replacePasswordHash(accountId: string, passwordHash: string): Promise<void>;
-  setPlan(email: string, plan: TPlan): Promise<{ accountId: string; previousPlan: TPlan } | undefined>;
+  /**
+   * Change the plan and recount `month`'s documents (its first day) into its usage row, in one
+   * statement; undefined when the email has no account.
+   */
+  setPlan(
+    email: string,
+    plan: TPlan,
+    month: string,
+  ): Promise<{ accountId: string; previousPlan: TPlan } | undefined>;
   markEmailVerified(accountId: string, now: Date): Promise<void>;
   /**
    * Count one sign-in attempt for an email (by its hash) in a fixed window that starts at the first
@@ -108,13 +116,25 @@ export const createAccountRepository = (db: KeyDatabase): AccountRepository => (
     );
   },
 
-  async setPlan(email, plan) {
+  async setPlan(email, plan, month) {
+    // The month's usage row is set to the month's reservations not given back, in the same statement:
+    // while a plan has no limit its reservations do not touch that row (quota-repository.ts), so a
+    // plan with a limit starts from the real count.
     const result = await db.execute<{ id: string; previous_plan: TPlan }>(sql`
       with previous as (
         select id, plan from ${accounts} where ${accounts.email} = ${email} for update
+      ), changed as (
+        update ${accounts} set plan = ${plan} from previous where ${accounts.id} = previous.id
+        returning ${accounts.id} as id, previous.plan as previous_plan
+      ), recounted as (
+        insert into ${documentUsage} as u (account_id, month, used)
+        select changed.id, ${month}::date, (
+          select count(*) from ${documentReservations} r
+          where r.account_id = changed.id and r.month = ${month}::date and r.released_at is null
+        ) from changed
+        on conflict (account_id, month) do update set used = excluded.used
       )
-      update ${accounts} set plan = ${plan} from previous where ${accounts.id} = previous.id
-      returning ${accounts.id} as id, previous.plan as previous_plan`);
+      select id, previous_plan from changed`);
     const [row] = result.rows;
     return row && { accountId: row.id, previousPlan: row.previous_plan };
   },

@@ -1,48 +1,69 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import type { TPlan } from '@esign/contracts';
 import type { KeyDatabase } from './key-repository';
-import { documentReservations, documentUsage } from './schema';
+import { accounts, documentReservations, documentUsage } from './schema';
 
-/** Documents counted per account and UTC month, and the reservations that make up the count. */
+/** Each plan's monthly document limit (null: none), as `reserve` takes them. */
+export type MonthlyLimits = Readonly<Record<TPlan, number | null>>;
+
+/**
+ * Documents counted per account and UTC month. The count is the month's reservations not given back
+ * (`document_reservations`); for a plan with a limit, `document_usage` keeps the same count in one row
+ * per account and month, whose row lock is what makes the limit exact under concurrency.
+ */
 export interface QuotaRepository {
   /**
-   * Count one document for the month unless `limit` (null: none) is reached, and record the
-   * reservation; undefined when the month is full. One statement: the row lock taken by the upsert
-   * orders concurrent reservations, so they never grant more than `limit`.
+   * Count one document for the month against the account's plan, in one statement: the account's plan
+   * is read, and a reservation is recorded unless the plan's limit is reached. A plan with a limit counts
+   * in the usage row first (the upsert's row lock orders concurrent reservations, so they never grant
+   * more than the limit); a plan without one only records the reservation (no row that every signing
+   * of the account would wait on). Undefined when the account does not exist; `reservationId` undefined
+   * when the month is full; `used` (this one included) only for a plan with a limit.
    */
   reserve(input: {
     accountId: string;
     month: string;
-    limit: number | null;
-  }): Promise<{ reservationId: string; used: number } | undefined>;
+    limits: MonthlyLimits;
+  }): Promise<{ plan: TPlan; reservationId?: string; used?: number } | undefined>;
   /** Give a reservation back once; undefined when it is not this account's or does not exist. */
   release(input: {
     accountId: string;
     reservationId: string;
     now: Date;
   }): Promise<{ month: string; alreadyReleased: boolean } | undefined>;
-  /** Documents counted for the month (0 when none). */
+  /** Documents counted for the month: its reservations not given back (0 when none). */
   used(accountId: string, month: string): Promise<number>;
 }
 
 export const createQuotaRepository = (db: KeyDatabase): QuotaRepository => ({
-  async reserve({ accountId, month, limit }) {
-    // The insert branch counts the month's first document (every plan allows at least one); the update
-    // branch only when the count is below the limit. No row back means the month is full.
-    const result = await db.execute<{ id: string; used: number }>(sql`
-      with counted as (
+  async reserve({ accountId, month, limits }) {
+    // `counted` runs only for a plan with a limit: its insert branch counts the month's first document
+    // (every plan allows at least one), its update branch only while the count is below the limit.
+    // `reserved` records the reservation when the plan has no limit or `counted` gave a row.
+    const result = await db.execute<{ plan: TPlan; id: string | null; used: number | null }>(sql`
+      with account as (
+        select id, plan, (${JSON.stringify(limits)}::jsonb ->> plan)::integer as lim
+        from ${accounts} where id = ${accountId}
+      ), counted as (
         insert into ${documentUsage} as u (account_id, month, used)
-        values (${accountId}, ${month}::date, 1)
+        select id, ${month}::date, 1 from account where lim is not null
         on conflict (account_id, month) do update set used = u.used + 1
-          where ${limit}::integer is null or u.used < ${limit}::integer
-        returning u.account_id, u.month, u.used
+          where u.used < (select lim from account)
+        returning u.used
       ), reserved as (
         insert into ${documentReservations} (account_id, month)
-        select account_id, month from counted
+        select id, ${month}::date from account where lim is null or exists (select 1 from counted)
         returning id
       )
-      select reserved.id, counted.used from reserved, counted`);
+      select account.plan, reserved.id, counted.used
+      from account left join reserved on true left join counted on true`);
     const [row] = result.rows;
-    return row && { reservationId: row.id, used: Number(row.used) };
+    if (!row) return undefined;
+    return {
+      plan: row.plan,
+      ...(row.id === null ? {} : { reservationId: row.id }),
+      ...(row.used === null ? {} : { used: Number(row.used) }),
+    };
   },
 
   async release({ accountId, reservationId, now }) {
@@ -57,22 +78,21 @@ export const createQuotaRepository = (db: KeyDatabase): QuotaRepository => ({
         where r.id = ${reservationId} and r.account_id = ${accountId} and r.released_at is null
         returning r.account_id, r.month
       ), uncounted as (
+        -- Only accounts whose plan has a limit keep a usage row (a plan without one has none to change).
         update ${documentUsage} u set used = u.used - 1
-        from released where u.account_id = released.account_id and u.month = released.month
+        from released where u.account_id = released.account_id and u.month = released.month and u.used > 0
         returning u.used
       )
-      select to_char(target.month, 'YYYY-MM-DD') as month,
-             exists (select 1 from released) and exists (select 1 from uncounted) as released
+      select to_char(target.month, 'YYYY-MM-DD') as month, exists (select 1 from released) as released
       from target`);
     const [row] = result.rows;
     return row && { month: row.month, alreadyReleased: !row.released };
   },
 
   async used(accountId, month) {
-    const [row] = await db
-      .select({ used: documentUsage.used })
-      .from(documentUsage)
-      .where(and(eq(documentUsage.accountId, accountId), eq(documentUsage.month, month)));
-    return row?.used ?? 0;
+    const result = await db.execute<{ used: number | string }>(sql`
+      select count(*) as used from ${documentReservations}
+      where account_id = ${accountId} and month = ${month}::date and released_at is null`);
+    return Number(result.rows[0]?.used ?? 0);
   },
 });

@@ -1,38 +1,41 @@
-import { PLAN_LIMITS, ServiceError, type DocumentQuotaReserve } from '@esign/contracts';
+import { PLAN_LIMITS, ServiceError, type DocumentQuotaReserve, type TPlan } from '@esign/contracts';
 import type { z } from 'zod';
-import type { AccountRepository } from '../db/account-repository';
-import type { QuotaRepository } from '../db/quota-repository';
+import type { MonthlyLimits, QuotaRepository } from '../db/quota-repository';
 import type { Clock } from './account-lifetimes';
 import { utcMonth } from './utc-month';
 
 type TReserveReply = z.input<(typeof DocumentQuotaReserve)['reply']>;
 
+/** Each plan's monthly limit, as the reservation statement takes them (made once). */
+const MONTHLY_LIMITS: MonthlyLimits = Object.fromEntries(
+  Object.entries(PLAN_LIMITS).map(([plan, limits]) => [plan, limits.documentsPerMonth]),
+) as Record<TPlan, number | null>;
+
 /**
- * Count one document against the account's plan for the current UTC month, atomically. An exhausted
- * quota is `permission_denied` (the plan does not allow it; retrying will not help before the month
- * ends), with a message that names the plan, the limit and when the count starts again.
+ * Count one document against the account's plan for the current UTC month, atomically, in one
+ * statement (the plan is read in it). An exhausted quota is `permission_denied` (the plan does not
+ * allow it; retrying will not help before the month ends), with a message that names the plan, the
+ * limit and when the count starts again.
  */
 export const reserveDocument = async (options: {
-  accounts: AccountRepository;
   quotas: QuotaRepository;
   now: Clock;
   accountId: string;
 }): Promise<TReserveReply> => {
-  const account = await options.accounts.findById(options.accountId);
-  if (!account) throw new ServiceError('not_found', 'account not found');
-  const limit = PLAN_LIMITS[account.plan].documentsPerMonth;
   const month = utcMonth(options.now());
   const reserved = await options.quotas.reserve({
-    accountId: account.accountId,
+    accountId: options.accountId,
     month: month.firstDay,
-    limit,
+    limits: MONTHLY_LIMITS,
   });
-  if (!reserved) {
+  if (!reserved) throw new ServiceError('not_found', 'account not found');
+  const limit = MONTHLY_LIMITS[reserved.plan];
+  if (reserved.reservationId === undefined) {
     throw new ServiceError(
       'permission_denied',
-      `the ${account.plan} plan allows ${limit ?? 'unlimited'} documents a month and ${month.label}'s are used; ` +
+      `the ${reserved.plan} plan allows ${limit ?? 'unlimited'} documents a month and ${month.label}'s are used; ` +
         `the count starts again at ${month.nextStart.toISOString()}`,
     );
   }
-  return { reservationId: reserved.reservationId, month: month.label, used: reserved.used, limit };
+  return { reservationId: reserved.reservationId, month: month.label, used: reserved.used ?? null, limit };
 };
