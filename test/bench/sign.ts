@@ -23,6 +23,9 @@ const { values: args } = parseArgs({
     large: { type: 'string', default: '8' },
     concurrency: { type: 'string', default: '8' },
     signers: { type: 'string', default: '1' },
+    // Before the measurement: N runs of the 1-page requests in a row, each printed with its requests per
+    // second and each process's CPU per request (how a stack just started warms up).
+    windows: { type: 'string', default: '0' },
   },
 });
 const SMALL_REQUESTS = Number(args.small);
@@ -251,6 +254,32 @@ const main = async () => {
     );
     await post(largeForm)();
 
+    const cpuGroups: [string, number[]][] = [
+      ...Object.entries(stack.pids()).map(([name, list]): [string, number[]] => [name, list ?? []]),
+      ['postgres', pidsNamed(/^postgres/)],
+      ['nats-server', pidsNamed(/^nats-server/)],
+      ['client + S3 server', [process.pid]],
+    ];
+    const cpuNow = () => cpuGroups.map(([, group]) => group.reduce((t, pid) => t + cpuMs(pid), 0));
+    const cpuSince = (before: number[]) => {
+      const now = cpuNow();
+      return cpuGroups.map(([name], i) => ({
+        name,
+        ms: ((now[i] ?? 0) - (before[i] ?? 0)) / SMALL_REQUESTS,
+      }));
+    };
+    for (let w = 1; w <= Number(args.windows); w++) {
+      const before = cpuNow();
+      const window = await run(SMALL_REQUESTS, CONCURRENCY, post(smallForm), () => () => 0);
+      process.stdout.write(
+        `window ${w}: ${(SMALL_REQUESTS / window.seconds).toFixed(1)} req/s; CPU per request (ms): ${cpuSince(
+          before,
+        )
+          .map(({ name, ms }) => `${name} ${ms.toFixed(2)}`)
+          .join(', ')}\n`,
+      );
+    }
+
     process.stdout.write(
       `measuring (1 page x ${SMALL_REQUESTS} at ${CONCURRENCY} connections, 20 MB x ${LARGE_REQUESTS} one at a time, ${SIGNERS} signer process(es))…\n`,
     );
@@ -260,17 +289,10 @@ const main = async () => {
     );
     const cpuLocal = process.cpuUsage(cpuStart);
     const localCpuMs = (cpuLocal.user + cpuLocal.system) / 1000 / SMALL_REQUESTS;
-    const cpuGroups: [string, number[]][] = [
-      ...Object.entries(stack.pids()).map(([name, list]): [string, number[]] => [name, list ?? []]),
-      ['postgres', pidsNamed(/^postgres/)],
-      ['nats-server', pidsNamed(/^nats-server/)],
-      ['client + S3 server', [process.pid]],
-    ];
-    const cpuBefore = cpuGroups.map(([, group]) => group.reduce((t, pid) => t + cpuMs(pid), 0));
+    const cpuBefore = cpuNow();
     const stackSmall = await run(SMALL_REQUESTS, CONCURRENCY, post(smallForm), stackRss);
-    const cpuPerRequest = cpuGroups.map(
-      ([name, group], i) =>
-        `  ${name.padEnd(20)} ${((group.reduce((t, pid) => t + cpuMs(pid), 0) - (cpuBefore[i] ?? 0)) / SMALL_REQUESTS).toFixed(2).padStart(7)} ms`,
+    const cpuPerRequest = cpuSince(cpuBefore).map(
+      ({ name, ms }) => `  ${name.padEnd(20)} ${ms.toFixed(2).padStart(7)} ms`,
     );
     const localLarge = await run(LARGE_REQUESTS, 1, signLocal(large), () => sampleMemory(selfRss()));
     const stackLarge = await run(LARGE_REQUESTS, 1, post(largeForm), stackRssByService);
