@@ -1,10 +1,7 @@
+import { PLAN_LIMITS, type TPlan } from '@esign/contracts';
 import { sql } from 'drizzle-orm';
-import type { TPlan } from '@esign/contracts';
 import type { KeyDatabase } from './key-repository';
 import { accounts, documentReservations, documentUsage } from './schema';
-
-/** Each plan's monthly document limit (null: none), as `reserve` takes them. */
-export type MonthlyLimits = Readonly<Record<TPlan, number | null>>;
 
 /**
  * Documents counted per account and UTC month. The count is the month's reservations not given back
@@ -23,7 +20,6 @@ export interface QuotaRepository {
   reserve(input: {
     accountId: string;
     month: string;
-    limits: MonthlyLimits;
   }): Promise<{ plan: TPlan; reservationId?: string; used?: number } | undefined>;
   /** Give a reservation back once; undefined when it is not this account's or does not exist. */
   release(input: {
@@ -35,14 +31,19 @@ export interface QuotaRepository {
   used(accountId: string, month: string): Promise<number>;
 }
 
+/** Each plan's monthly limit (null: none) as the reservation statement reads them: `{"free":3,…}`. */
+const MONTHLY_LIMITS_JSON = JSON.stringify(
+  Object.fromEntries(Object.entries(PLAN_LIMITS).map(([plan, limits]) => [plan, limits.documentsPerMonth])),
+);
+
 export const createQuotaRepository = (db: KeyDatabase): QuotaRepository => ({
-  async reserve({ accountId, month, limits }) {
+  async reserve({ accountId, month }) {
     // `counted` runs only for a plan with a limit: its insert branch counts the month's first document
     // (every plan allows at least one), its update branch only while the count is below the limit.
     // `reserved` records the reservation when the plan has no limit or `counted` gave a row.
     const result = await db.execute<{ plan: TPlan; id: string | null; used: number | null }>(sql`
       with account as (
-        select id, plan, (${JSON.stringify(limits)}::jsonb ->> plan)::integer as lim
+        select id, plan, (${MONTHLY_LIMITS_JSON}::jsonb ->> plan)::integer as lim
         from ${accounts} where id = ${accountId}
       ), counted as (
         insert into ${documentUsage} as u (account_id, month, used)

@@ -1,15 +1,10 @@
-import { PLAN_LIMITS, ServiceError, type DocumentQuotaReserve, type TPlan } from '@esign/contracts';
+import { PLAN_LIMITS, ServiceError, type DocumentQuotaReserve } from '@esign/contracts';
 import type { z } from 'zod';
-import type { MonthlyLimits, QuotaRepository } from '../db/quota-repository';
+import type { QuotaRepository } from '../db/quota-repository';
 import type { Clock } from './account-lifetimes';
 import { utcMonth } from './utc-month';
 
 type TReserveReply = z.input<(typeof DocumentQuotaReserve)['reply']>;
-
-/** Each plan's monthly limit, as the reservation statement takes them (made once). */
-const MONTHLY_LIMITS: MonthlyLimits = Object.fromEntries(
-  Object.entries(PLAN_LIMITS).map(([plan, limits]) => [plan, limits.documentsPerMonth]),
-) as Record<TPlan, number | null>;
 
 /**
  * Count one document against the account's plan for the current UTC month, atomically, in one
@@ -26,10 +21,9 @@ export const reserveDocument = async (options: {
   const reserved = await options.quotas.reserve({
     accountId: options.accountId,
     month: month.firstDay,
-    limits: MONTHLY_LIMITS,
   });
   if (!reserved) throw new ServiceError('not_found', 'account not found');
-  const limit = MONTHLY_LIMITS[reserved.plan];
+  const limit = PLAN_LIMITS[reserved.plan].documentsPerMonth;
   if (reserved.reservationId === undefined) {
     throw new ServiceError(
       'permission_denied',
