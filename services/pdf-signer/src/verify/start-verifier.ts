@@ -33,7 +33,7 @@ const WORKER_URL = new URL('./verify-worker.ts', import.meta.url);
 export const startVerifier = (options: {
   budgetMs: number;
   heapMb: number;
-  /** Its young generation (MB; absent: 12; 0: V8 sizes it); see workerResourceLimits. */
+  /** Its young generation (MB; absent: WORKER_YOUNG_GENERATION_MB; 0: V8 sizes it); see workerResourceLimits. */
   youngMb?: number;
   setup: VerifyWorkerSetup;
   logger: Logger;

@@ -27,7 +27,7 @@ export interface SignPoolOptions {
   readonly jobBudgetMs: number;
   /** V8 heap limit of each worker (its old generation), in MB. */
   readonly workerHeapMb: number;
-  /** V8 young generation of each worker, in MB (absent: 12; 0: V8 sizes it from the memory it sees). */
+  /** V8 young generation of each worker, in MB (absent: WORKER_YOUNG_GENERATION_MB; 0: V8 sizes it). */
   readonly workerYoungMb?: number;
   /**
    * How long a job waits for the warmest worker (the one that has signed most) while it is busy
