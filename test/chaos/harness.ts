@@ -474,6 +474,38 @@ export const runScenario = async (
     const withEvent = new Set(outbox.map((o) => o.audit_id));
     const missingEvents = records.filter((r) => !withEvent.has(r.audit_id)).length;
     if (missingEvents > 0) problems.push(`${missingEvents} record(s) with no signed event in the outbox`);
+
+    // Source 5: the key service's count. The account is on Business (no limit), so nothing was
+    // reserved: every recorded document must be counted once, from its event (redeliveries after a
+    // fault may take a while: up to a minute).
+    const recordIds = new Set(records.map((r) => r.id));
+    const countDb = new pg.Client({ connectionString: infra.postgres.url });
+    await countDb.connect();
+    let counted: string[] = [];
+    for (const deadline = Date.now() + 60_000; ; await sleep(500)) {
+      counted = (
+        await countDb.query<{ document_id: string }>(
+          'select document_id from key.document_reservations where account_id = $1 and document_id is not null',
+          [accountId],
+        )
+      ).rows.map((r) => r.document_id);
+      if (counted.length >= recordIds.size || Date.now() > deadline) break;
+    }
+    const reserved = Number(
+      (
+        await countDb.query<{ n: string }>(
+          'select count(*) as n from key.document_reservations where account_id = $1 and document_id is null',
+          [accountId],
+        )
+      ).rows[0]?.n ?? 0,
+    );
+    await countDb.end();
+    const countedSet = new Set(counted);
+    const uncounted = [...recordIds].filter((id) => !countedSet.has(id)).length;
+    if (uncounted > 0) problems.push(`${uncounted} record(s) not counted by the key service`);
+    const strayCounts = counted.filter((id) => !recordIds.has(id)).length;
+    if (strayCounts > 0) problems.push(`${strayCounts} counted document(s) with no record`);
+    if (reserved > 0) problems.push(`${reserved} reservation(s) made for a plan without a limit`);
     for (const line of serviceExits.slice(0, 5)) log(`  service error: ${line}`);
 
     const byStatus = Object.fromEntries(countBy(answers, (a) => String(a.status)));

@@ -150,10 +150,15 @@ describe('accounts and keys through the dashboard endpoints', () => {
     const listed = (JSON.parse(listText) as { keys: KeyView[] }).keys.find((k) => k.id === key.id);
     expect(listed).toMatchObject({ name: 'e2e server', revoked: false, revokedAt: null });
 
-    // The document was counted against the month.
-    const session = (await (
-      await fetch(`${baseUrl}/api/session`, { headers: { Cookie: user.cookie } })
-    ).json()) as { plan: string; usage: { documentsUsed: number; documentsRemaining: number | null } };
+    // The document was counted against the month: from its record (Business has no limit, so
+    // nothing was reserved before signing), moments after the answer.
+    const sessionView = async () =>
+      (await (await fetch(`${baseUrl}/api/session`, { headers: { Cookie: user.cookie } })).json()) as {
+        plan: string;
+        usage: { documentsUsed: number; documentsRemaining: number | null };
+      };
+    await expect.poll(async () => (await sessionView()).usage.documentsUsed, { timeout: 10_000 }).toBe(1);
+    const session = await sessionView();
     expect(session.plan).toBe('business');
     expect(session.usage).toMatchObject({ documentsUsed: 1, documentsRemaining: null });
 
@@ -190,10 +195,21 @@ describe('accounts and keys through the dashboard endpoints', () => {
       expect(res.headers.get('idempotent-replayed') ?? undefined).toBe(expected);
       await res.arrayBuffer();
     }
-    const session = (await (
-      await fetch(`${baseUrl}/api/session`, { headers: { Cookie: user.cookie } })
-    ).json()) as { usage: { documentsUsed: number } };
-    expect(session.usage.documentsUsed).toBe(1);
+    const used = async () =>
+      (
+        (await (await fetch(`${baseUrl}/api/session`, { headers: { Cookie: user.cookie } })).json()) as {
+          usage: { documentsUsed: number };
+        }
+      ).usage.documentsUsed;
+    // Counted from the records, in order: once another document has been counted after them, the
+    // replay has had every chance to be counted too.
+    await expect.poll(used, { timeout: 10_000 }).toBe(1);
+    const another = await sign(key, { file: { bytes: pdf, name: 'b.pdf' }, fields: typedSignature });
+    expect(another.status).toBe(200);
+    await another.arrayBuffer();
+    await expect.poll(used, { timeout: 10_000 }).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await used()).toBe(2);
   });
 
   it('refuses a change without the CSRF token or from another Origin (403)', async () => {

@@ -78,6 +78,12 @@ export const ZRecordDocumentRequest = z.object({
       tokenHash: ZSha256Hex,
     })
     .optional(),
+  /**
+   * No quota reservation was made for this document (`key.reserve-document`): the caller knew its
+   * account's plan has no monthly limit. The key service counts it from `events.document.signed`,
+   * which then carries the same flag. Absent: the document was counted when it was reserved.
+   */
+  countFromRecord: z.literal(true).optional(),
 });
 export type TRecordDocumentRequest = z.infer<typeof ZRecordDocumentRequest>;
 
@@ -182,6 +188,11 @@ export const DocumentSigned = defineEvent(
     objectKey: z.string().optional(),
     /** The signing request it completes, when signed through a signing link. */
     sendId: z.string().optional(),
+    /**
+     * Counted against the account's month by the key service from this event (no reservation was
+     * made: `ZRecordDocumentRequest.countFromRecord`). Absent: counted already, not to be counted again.
+     */
+    countFromRecord: z.literal(true).optional(),
   }),
   { durable: true },
 );

@@ -87,6 +87,15 @@ describe('outbox relay', () => {
     });
     const published = await waitFor(async () => (await outboxRow(id))?.published_at ?? undefined);
     expect(published.getTime() - (row?.created_at.getTime() ?? 0)).toBeLessThan(1000);
+
+    // A document made without a quota reservation: its event asks the key service to count it.
+    const uncounted = await bed.client.request(DocumentRecord, {
+      ...recordRequest(),
+      countFromRecord: true,
+    });
+    const uncountedRow = await outboxRow(uncounted.id);
+    const uncountedMsg = await waitForMessage(uncountedRow?.id ?? '', 2000);
+    expect(uncountedMsg.json()).toMatchObject({ documentId: uncounted.id, countFromRecord: true });
   });
 
   it('does not duplicate an event that is published again', async () => {

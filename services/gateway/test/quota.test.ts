@@ -27,7 +27,7 @@ let s3: TestS3;
 let storage: BlobStore;
 let services: Bus;
 let sut: RunningGateway;
-let plan: TPlan = 'business';
+let plan: TPlan = 'pro';
 let signRequests = 0;
 
 beforeAll(async () => {
@@ -38,7 +38,7 @@ beforeAll(async () => {
   const logger = createLogger({ service: 'gateway-test', level: 'error' });
   services = await connectBus({ url: natsUrl, name: 'key', prefix, logger, timeoutMs: 5000 });
   await services.serve([
-    // A plan with API access but Free's file size and quota: the mechanism, whatever the plan table says.
+    // Any plan with API access here (the stand-in says so): the mechanism, whatever the plan table says.
     endpoint(KeyVerify, () =>
       Promise.resolve({
         accountId: ACCOUNT,
@@ -86,7 +86,8 @@ const sign = (file: Buffer) => {
 
 describe('plans on POST /api/v1/sign', () => {
   it("answers 403 with the key service's message when the month is used up, signs nothing and keeps no upload", async () => {
-    plan = 'business';
+    // A plan with a monthly limit (Business has none, so it reserves nothing: see sign-document.test.ts).
+    plan = 'pro';
     const res = await sign(await makePdf({ pages: 1 }));
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: string }).error).toBe(QUOTA_MESSAGE);
@@ -101,8 +102,8 @@ describe('plans on POST /api/v1/sign', () => {
     const refused = await sign(big);
     expect(refused.status).toBe(413);
     expect(((await refused.json()) as { error: string }).error).toBe('file exceeds the 10 MB limit');
-    // On Business (25 MiB) the upload is taken and the request goes on to the quota (used up here).
-    plan = 'business';
+    // On Pro (25 MiB) the upload is taken and the request goes on to the quota (used up here).
+    plan = 'pro';
     const taken = await sign(big);
     expect(taken.status).toBe(403);
     await taken.body?.cancel();

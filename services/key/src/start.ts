@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
-import { AccountPlanChanged, KeyRevoked } from '@esign/contracts';
+import { AccountPlanChanged, DocumentSigned, KeyRevoked } from '@esign/contracts';
 import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
 import { createLogger, startHealthServer, untraced, type Logger } from '@esign/telemetry';
 import type { TKeyServiceConfig } from './config';
@@ -10,6 +10,7 @@ import { createQuotaRepository } from './db/quota-repository';
 import { schema } from './db/schema';
 import { createSessionRepository } from './db/session-repository';
 import type { Clock } from './domain/account-lifetimes';
+import { createRecordedDocumentCounter } from './domain/count-recorded-documents';
 import { createPasswordHasher } from './domain/password-hasher';
 import { createHandler } from './handlers/create';
 import { createAccountKeyHandler } from './handlers/create-account-key';
@@ -42,7 +43,9 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
 /**
  * Migrate the `key` schema, connect to NATS and serve every `key.*` subject (API keys, accounts,
- * sessions, sign-in tokens, quotas); purge expired sessions every PURGE_INTERVAL_MS.
+ * sessions, sign-in tokens, quotas); count the documents made without a reservation from
+ * `events.document.signed` (durable consumer `key-count-documents`); purge expired sessions every
+ * PURGE_INTERVAL_MS.
  */
 export const startKeyService = async (
   config: TKeyServiceConfig,
@@ -97,6 +100,14 @@ export const startKeyService = async (
       ],
       { unavailable: databaseUnavailable },
     );
+    // Documents made without a reservation (a plan without a limit) are counted from their record.
+    const countRecorded = createRecordedDocumentCounter(deps.quotas);
+    await connected.consume(DocumentSigned, (event) => countRecorded(event), {
+      durable: 'key-count-documents',
+      // Up to this many events are pulled and written together (one statement each time).
+      concurrency: 256,
+      maxDeliveries: 50,
+    });
     const purge = startPurge({ deps, intervalMs: config.PURGE_INTERVAL_MS, logger });
     const health = await startHealthServer({
       port: config.HEALTH_PORT,

@@ -11,6 +11,7 @@ import {
   AccountUsageGet,
   DocumentQuotaRelease,
   DocumentQuotaReserve,
+  DocumentSigned,
   KeyCreate,
   KeyRevoked,
   KeyVerify,
@@ -456,17 +457,19 @@ describe('sign-in link requests per address', () => {
     const { email: other } = await signUpAndIn();
     expect((await client.request(SignInTokenIssue, { email: other })).accountExists).toBe(true);
 
+    // Only the address's SHA-256 is stored, never the address (read before the clock moves: the
+    // purge, every 100 ms here, deletes requests that have left the window).
+    const stored = await db.query<{ email_hash: string }>(
+      'select email_hash from key.sign_in_link_requests where request_id = $1',
+      [ids[0]],
+    );
+    expect(stored.rows[0]?.email_hash).toMatch(/^[0-9a-f]{64}$/);
+
     // 15 minutes after the first three, the window has slid past them: links again.
     clockOffsetMs += 15 * MINUTE + 1000;
     const later = await client.request(SignInTokenIssue, { email, requestId: randomUUID() });
     if (!later.accountExists) throw new Error('expected a token');
     secretsHandedOut.push(later.token);
-    const stored = await db.query<{ email_hash: string }>(
-      'select email_hash from key.sign_in_link_requests where request_id = $1',
-      [ids[0]],
-    );
-    // Only the address's SHA-256 is stored, never the address.
-    expect(stored.rows[0]?.email_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 });
 
@@ -688,6 +691,70 @@ describe('plans and quotas', () => {
     // A release on pro (of a reservation made on business) makes room for exactly one more.
     await client.request(DocumentQuotaRelease, { accountId, reservationId: second.reservationId });
     expect((await client.request(DocumentQuotaReserve, { accountId })).used).toBe(50);
+    expect((await rejection(client.request(DocumentQuotaReserve, { accountId }))).code).toBe(
+      'permission_denied',
+    );
+  });
+
+  it('counts documents made without a reservation from their events, once each, in the month they were signed', async () => {
+    const { accountId, email } = await signUpAndIn();
+    await client.request(AccountPlanSet, { email, plan: 'business' });
+    const signedAt = now();
+    const lastMonth = new Date(Date.UTC(signedAt.getUTCFullYear(), signedAt.getUTCMonth(), 0, 12));
+    const recorded = (
+      documentId: string,
+      fields: Partial<z.input<(typeof DocumentSigned)['payload']>> = {},
+    ) =>
+      client.publish(DocumentSigned, {
+        documentId,
+        accountId,
+        auditId: 'DOC-AAAA-BBBB-CCCC',
+        fileHash: `sha256:${'0'.repeat(64)}`,
+        signedAt: signedAt.toISOString(),
+        countFromRecord: true,
+        ...fields,
+      });
+    const documents = Array.from({ length: 40 }, () => randomUUID());
+    await Promise.all(documents.map((id) => recorded(id)));
+    // The same event again (a redelivery, or published twice): counted once.
+    await recorded(documents[0] ?? '');
+    // A document that was reserved before signing: its event does not count it again.
+    const { reservationId } = await client.request(DocumentQuotaReserve, { accountId });
+    expect(reservationId).toBeTruthy();
+    await recorded(randomUUID(), { countFromRecord: undefined });
+    // Signed on the last day of the previous month: counted there.
+    await recorded(randomUUID(), { signedAt: lastMonth.toISOString() });
+    // An account that no longer exists (or never did): skipped, without holding up the others.
+    await recorded(randomUUID(), { accountId: randomUUID() });
+    await recorded(documents[1] ?? '');
+
+    const byMonth = async () =>
+      (
+        await db.query<{ month: string; counted: string; from_record: string }>(
+          `select to_char(month, 'YYYY-MM') as month, count(*) as counted, count(document_id) as from_record
+           from key.document_reservations where account_id = $1 group by month order by month`,
+          [accountId],
+        )
+      ).rows;
+    const expected = [
+      { month: lastMonth.toISOString().slice(0, 7), counted: '1', from_record: '1' },
+      { month: signedAt.toISOString().slice(0, 7), counted: '41', from_record: '40' },
+    ];
+    await expect.poll(byMonth, { timeout: 10_000 }).toEqual(expected);
+    // Settled: the events were consumed in order, the last one was a repeat.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await byMonth()).toEqual(expected);
+    expect((await client.request(AccountUsageGet, { accountId })).documentsUsed).toBe(41);
+
+    // Moved to pro (50 a month) with the 41: a document signed on business and recorded after the
+    // move counts against the pro month too, past its limit if need be.
+    await client.request(AccountPlanSet, { email, plan: 'pro' });
+    await Promise.all(Array.from({ length: 12 }, () => recorded(randomUUID())));
+    await expect
+      .poll(async () => (await client.request(AccountUsageGet, { accountId })).documentsUsed, {
+        timeout: 10_000,
+      })
+      .toBe(53);
     expect((await rejection(client.request(DocumentQuotaReserve, { accountId }))).code).toBe(
       'permission_denied',
     );

@@ -86,6 +86,7 @@ export const recordDocument = async (options: {
       signerEmail: request.signerEmail,
       objectKey: request.objectKey,
       sendId: request.signingRequest?.sendId,
+      countFromRecord: request.countFromRecord,
     } satisfies z.input<(typeof DocumentSigned)['payload']>,
     // The event is published later, by the relay; it carries on this request's trace.
     traceContext: traceCarrier(),

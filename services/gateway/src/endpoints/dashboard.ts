@@ -109,7 +109,7 @@ export const dashboardSignOperation = defineOperation({
   async handle(input, deps) {
     const { session, file } = input;
     if (!session || !file) throw new Error('dashboardSign needs a session and a file');
-    const signed = await signUploadedForm(deps, session.accountId, { ...input, file });
+    const signed = await signUploadedForm(deps, session, { ...input, file });
     deps.logger.info('document signed from the dashboard', { auditId: signed.auditId, bytes: file.size });
     return {
       status: 201,

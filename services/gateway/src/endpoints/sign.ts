@@ -1,4 +1,4 @@
-import { PLAN_LIMITS, ServiceError, type TPosition, type TSignature } from '@esign/contracts';
+import { PLAN_LIMITS, ServiceError, type TPlan, type TPosition, type TSignature } from '@esign/contracts';
 import { SIGNED_PDF_HEADERS } from '../api/common-headers';
 import { defineOperation, type FileDeclaration } from '../api/operation';
 import { ZIdempotencyHeaders, ZSignFieldReference } from '../api/public-schemas';
@@ -55,20 +55,22 @@ interface SignFormInput {
 }
 
 /**
- * Runs the sign workflow for a multipart sign request of `accountId`: the signature and positions
- * from the fields, the signer from the fields and the client, the Idempotency-Key with the request's
+ * Runs the sign workflow for a multipart sign request of an account (its plan as the caller's key or
+ * session says: a plan without a limit makes no reservation): the signature and positions from the
+ * fields, the signer from the fields and the client, the Idempotency-Key with the request's
  * fingerprint. Answered within SIGN_TIMEOUT_MS of the upload being in (plus a short clean-up).
  */
 export const signUploadedForm = (
   deps: Pick<GatewayDeps, 'signing' | 'config'>,
-  accountId: string,
+  account: { readonly accountId: string; readonly plan: TPlan },
   input: SignFormInput,
 ): Promise<SignedDocument> => {
   const { file, fields } = input;
   const idempotencyKey = input.headers['Idempotency-Key'];
   return signDocument(deps.signing, {
     deadline: Date.now() + deps.config.SIGN_TIMEOUT_MS,
-    accountId,
+    accountId: account.accountId,
+    unlimitedPlan: PLAN_LIMITS[account.plan].documentsPerMonth === null,
     upload: file,
     signature: toSignature(fields),
     positions: toPositions(fields),
@@ -139,7 +141,7 @@ export const signDocumentOperation = defineOperation({
     const { principal, file } = input;
     if (!principal || !file) throw new Error('signDocument needs a principal and a file');
     const started = performance.now();
-    const signed = await signUploadedForm(deps, principal.accountId, { ...input, file });
+    const signed = await signUploadedForm(deps, principal, { ...input, file });
     const stream = await deps.signing.openObject(signed.objectKey);
     deps.logger.info(signed.replayed ? 'signed document replayed' : 'document signed', {
       auditId: signed.auditId,

@@ -155,6 +155,24 @@ describe('signDocument', () => {
       expect(world.released).toEqual([]);
     });
 
+    it('reserves nothing on a plan without a limit: the record asks for the document to be counted from it', async () => {
+      const world = fakeSigningPorts({
+        signPdf: () => Promise.resolve(signed),
+        recordDocument: () => Promise.resolve(),
+      });
+      await signDocument(world.ports, { ...input, unlimitedPlan: true });
+      expect(world.reserved).toEqual([]);
+      expect(world.records).toHaveLength(1);
+      expect(world.records[0]?.countFromRecord).toBe(true);
+      // Reserved before signing: the record does not ask for it to be counted again.
+      const reserving = fakeSigningPorts({
+        signPdf: () => Promise.resolve(signed),
+        recordDocument: () => Promise.resolve(),
+      });
+      await signDocument(reserving.ports, input);
+      expect(reserving.records[0]?.countFromRecord).toBeUndefined();
+    });
+
     it('refuses a document past the quota (403), signs nothing and removes the upload', async () => {
       const quotaUsedUp = new ServiceError(
         'permission_denied',

@@ -35,6 +35,12 @@ export interface SignDocumentInput {
    * ID, and recording it completes the request (`document.record` with `signingRequest`).
    */
   readonly signingRequest?: { readonly sendId: string; readonly tokenHash: string; readonly auditId: string };
+  /**
+   * The account's plan has no monthly limit, as the caller's key or session said: nothing can be
+   * refused, so no reservation is made before signing; the record asks the key service to count the
+   * document from `events.document.signed` instead (`countFromRecord`). Absent: reserve first.
+   */
+  readonly unlimitedPlan?: boolean;
 }
 
 /** A signed document in object storage, ready to be streamed back. */
@@ -87,7 +93,8 @@ const release = async (ports: SigningPorts, accountId: string, reservationId: st
  * (`pdf.sign`), record the result durably (`document.record`), and hand back where the signed PDF
  * is. Nothing is left behind on failure: the upload is removed, a signed PDF without a record is
  * discarded, and the reservation is given back (`key.release-document`), as it is when a racing
- * retry under the same Idempotency-Key won: a document is counted once.
+ * retry under the same Idempotency-Key won: a document is counted once. On a plan without a limit
+ * (`unlimitedPlan`) there is no reservation: the document is counted from its record, once.
  */
 export const signDocument = async (
   untimedPorts: SigningPorts,
@@ -104,6 +111,7 @@ export const signDocument = async (
         return replayOf(earlier);
       }
     }
+    if (input.unlimitedPlan) return await signAndRecord(ports, input);
     // Counted before any work, so concurrent requests at the limit cannot create one too many.
     const { reservationId } = await ports.reserveDocument(accountId);
     const result = await signAndRecord(ports, input).catch(async (err: unknown) => {
@@ -121,7 +129,7 @@ export const signDocument = async (
   }
 };
 
-/** Sign the upload and record it (a document reserved already). */
+/** Sign the upload and record it (a document reserved already, or counted from its record). */
 const signAndRecord = async (ports: SigningPorts, input: SignDocumentInput): Promise<SignedDocument> => {
   const { accountId, idempotency } = input;
   const signed = await ports
@@ -157,6 +165,7 @@ const signAndRecord = async (ports: SigningPorts, input: SignDocumentInput): Pro
       pageCount: signed.pageCount,
       events: signed.events,
       idempotency,
+      ...(input.unlimitedPlan ? { countFromRecord: true as const } : {}),
       ...(input.signingRequest
         ? {
             signingRequest: {

@@ -29,6 +29,16 @@ export interface QuotaRepository {
   }): Promise<{ month: string; alreadyReleased: boolean } | undefined>;
   /** Documents counted for the month: its reservations not given back (0 when none). */
   used(accountId: string, month: string): Promise<number>;
+  /**
+   * Count documents that were made without a reservation (`countFromRecord`), in one statement: each
+   * becomes a counted row of its month, once (a document already counted is skipped, so a
+   * redelivered event changes nothing); an account whose plan has a limit by now (it changed since)
+   * also gets them added to its usage row, past the limit if need be: the documents exist. Documents
+   * of accounts that no longer exist are skipped. Returns how many were newly counted.
+   */
+  countRecorded(
+    documents: readonly { documentId: string; accountId: string; month: string }[],
+  ): Promise<number>;
 }
 
 /** Each plan's monthly limit (null: none) as the reservation statement reads them: `{"free":3,…}`. */
@@ -88,6 +98,32 @@ export const createQuotaRepository = (db: KeyDatabase): QuotaRepository => ({
       from target`);
     const [row] = result.rows;
     return row && { month: row.month, alreadyReleased: !row.released };
+  },
+
+  async countRecorded(documents) {
+    if (documents.length === 0) return 0;
+    const result = await db.execute<{ counted: number | string }>(sql`
+      with recorded as (
+        select distinct on (r."documentId") r."documentId" as document_id, r."accountId" as account_id,
+          r.month, (${MONTHLY_LIMITS_JSON}::jsonb ->> a.plan)::integer as lim
+        from jsonb_to_recordset(${JSON.stringify(documents)}::jsonb)
+          as r("documentId" uuid, "accountId" uuid, month date)
+        join ${accounts} a on a.id = r."accountId"
+      ), counted as (
+        insert into ${documentReservations} (account_id, month, document_id)
+        select account_id, month, document_id from recorded
+        on conflict (document_id) where document_id is not null do nothing
+        returning document_id
+      ), added as (
+        insert into ${documentUsage} as u (account_id, month, used)
+        select r.account_id, r.month, count(*) from recorded r join counted c using (document_id)
+        where r.lim is not null
+        group by r.account_id, r.month
+        order by r.account_id, r.month
+        on conflict (account_id, month) do update set used = u.used + excluded.used
+      )
+      select count(*) as counted from counted`);
+    return Number(result.rows[0]?.counted ?? 0);
   },
 
   async used(accountId, month) {

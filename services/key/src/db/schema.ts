@@ -8,6 +8,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 
@@ -154,8 +155,19 @@ export const documentReservations = keySchema.table(
     month: date('month', { mode: 'string' }).notNull(),
     createdAt: at('created_at').notNull().defaultNow(),
     releasedAt: at('released_at'),
+    /**
+     * The document it counts, when it was counted from the document's record (`events.document.signed`
+     * with `countFromRecord`) instead of reserved before signing: unique, so a redelivered event
+     * counts once. Null for a reservation.
+     */
+    documentId: uuid('document_id'),
   },
-  (t) => [index('document_reservations_account_idx').on(t.accountId, t.month)],
+  (t) => [
+    index('document_reservations_account_idx').on(t.accountId, t.month),
+    uniqueIndex('document_reservations_document_idx')
+      .on(t.documentId)
+      .where(sql`document_id is not null`),
+  ],
 );
 
 export const schema = {
