@@ -10,8 +10,9 @@ const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10)
  * hand its bytes to `use`. Only short-lived uploads may be read here (a key elsewhere could name a
  * signed document): `invalid_argument` on `uploadKey` otherwise. A missing or expired upload is
  * `invalid_argument` on `file`, one over `maxBytes` `too_large` on `file`. With `consume`, the upload
- * is deleted once read, whatever happened (the bucket's lifecycle rule removes it later if that fails);
- * without, it stays the caller's.
+ * is deleted once read, whatever happened (the bucket's lifecycle rule removes it later if that fails):
+ * the delete is sent as soon as the bytes are in, so it runs while `use` works instead of after it,
+ * and is awaited before the answer; without, it stays the caller's.
  */
 export const withUpload = async <T>(
   options: { blob: BlobStore; uploadKey: string; maxBytes: number; consume: boolean; logger: Logger },
@@ -25,6 +26,11 @@ export const withUpload = async <T>(
       'uploadKey',
     );
   }
+  let removed: Promise<void> | undefined;
+  const remove = () =>
+    (removed ??= blob.remove(uploadKey).catch((err: unknown) => {
+      options.logger.warn('could not delete the upload', { uploadKey, err });
+    }));
   try {
     const bytes = await blob.getBuffer(uploadKey, { maxBytes }).catch((err: unknown) => {
       if (isMissingObject(err)) {
@@ -34,12 +40,9 @@ export const withUpload = async <T>(
         throw new ServiceError('too_large', `file: larger than ${sizeLabel(maxBytes)}`, 'file');
       throw err;
     });
+    if (options.consume) void remove();
     return await use(bytes);
   } finally {
-    if (options.consume) {
-      await blob.remove(uploadKey).catch((err: unknown) => {
-        options.logger.warn('could not delete the upload', { uploadKey, err });
-      });
-    }
+    if (options.consume) await remove();
   }
 };
