@@ -67,14 +67,30 @@ const rssOf = (pids: number[]) => () =>
     }
   }, 0);
 
-/** CPU time (user + system) of a process so far, in ms. */
-const cpuMs = (pid: number): number => {
+/** CPU time (user + system) so far, in ms, from a `stat` file of /proc (a process's or a thread's). */
+const statCpuMs = (path: string): number => {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return 0;
   }
+};
+
+/** CPU time of a process so far, in ms. */
+const cpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/stat`);
+
+/** CPU time of each thread of a process so far, in ms, by thread id (in the order they started). */
+const threadCpuMs = (pid: number): Map<number, number> => {
+  const threads = new Map<number, number>();
+  try {
+    const tids = readdirSync(`/proc/${pid}/task`).map(Number);
+    for (const tid of tids.sort((a, b) => a - b))
+      threads.set(tid, statCpuMs(`/proc/${pid}/task/${tid}/stat`));
+  } catch {
+    // gone
+  }
+  return threads;
 };
 
 /** Processes of the infrastructure (Postgres, NATS) by name, for CPU accounting. */
@@ -290,10 +306,18 @@ const main = async () => {
     const cpuLocal = process.cpuUsage(cpuStart);
     const localCpuMs = (cpuLocal.user + cpuLocal.system) / 1000 / SMALL_REQUESTS;
     const cpuBefore = cpuNow();
+    const signerPid = stack.pids()['pdf-signer']?.[0] ?? 0;
+    const signerThreadsBefore = threadCpuMs(signerPid);
     const stackSmall = await run(SMALL_REQUESTS, CONCURRENCY, post(smallForm), stackRss);
     const cpuPerRequest = cpuSince(cpuBefore).map(
       ({ name, ms }) => `  ${name.padEnd(20)} ${ms.toFixed(2).padStart(7)} ms`,
     );
+    // The first signer's threads: its main thread (NATS, storage, the hand-off to the workers), then,
+    // in the order they started, V8's platform threads, the signing workers and libuv's pool.
+    const signerThreads = [...threadCpuMs(signerPid)]
+      .map(([tid, ms]) => ({ tid, ms: (ms - (signerThreadsBefore.get(tid) ?? 0)) / SMALL_REQUESTS }))
+      .filter(({ ms }) => ms > 0)
+      .map(({ tid, ms }) => `${tid === signerPid ? 'main' : tid} ${ms.toFixed(2)}`);
     const localLarge = await run(LARGE_REQUESTS, 1, signLocal(large), () => sampleMemory(selfRss()));
     const stackLarge = await run(LARGE_REQUESTS, 1, post(largeForm), stackRssByService);
     // The TSA round trip the stack's signer makes per signature (to the stack's local openssl TSA):
@@ -324,6 +348,7 @@ const main = async () => {
       `CPU per 1-page request in-process (all threads, no timestamp): ${localCpuMs.toFixed(2)} ms`,
       'CPU per 1-page request through the stack, by process:',
       ...cpuPerRequest,
+      `  pdf-signer by thread: ${signerThreads.join(', ')}`,
       '',
     ];
     process.stdout.write(lines.join('\n'));
