@@ -25,6 +25,7 @@ import {
   testNatsUrl,
   uniqueBusPrefix,
 } from '@esign/testing';
+import { cpuMs } from './proc';
 
 const REQUESTS = 300;
 const CONCURRENCY = 8;
@@ -161,11 +162,6 @@ const transfer = async () => {
   const get = await p50(() => http(`${s3}/transfer/${n}`, 'GET'));
   process.stdout.write(`${put.toFixed(1)} ${get.toFixed(1)}\n`);
   agent.destroy();
-};
-
-const cpuMs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 };
 
 const driver = async () => {

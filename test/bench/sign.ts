@@ -13,6 +13,7 @@ import { createSigner, type Signer } from '@esign/pdf-signer';
 import { startTestStack, type ServiceName } from '@esign/stack';
 import { createLogger } from '@esign/telemetry';
 import { makeLargePdf, makePdf, makePng } from '@esign/testing';
+import { cpuMs, rssBytes, threadCpuMs } from './proc';
 
 const { values: args } = parseArgs({
   options: {
@@ -57,41 +58,7 @@ const sampleMemory = (read: () => number) => {
   };
 };
 
-const rssOf = (pids: number[]) => () =>
-  pids.reduce((sum, pid) => {
-    try {
-      const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-      return sum + Number(kb ?? 0) * 1024;
-    } catch {
-      return sum;
-    }
-  }, 0);
-
-/** CPU time (user + system) so far, in ms, from a `stat` file of /proc (a process's or a thread's). */
-const statCpuMs = (path: string): number => {
-  try {
-    const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-};
-
-/** CPU time of a process so far, in ms. */
-const cpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/stat`);
-
-/** CPU time of each thread of a process so far, in ms, by thread id (in the order they started). */
-const threadCpuMs = (pid: number): Map<number, number> => {
-  const threads = new Map<number, number>();
-  try {
-    const tids = readdirSync(`/proc/${pid}/task`).map(Number);
-    for (const tid of tids.sort((a, b) => a - b))
-      threads.set(tid, statCpuMs(`/proc/${pid}/task/${tid}/stat`));
-  } catch {
-    // gone
-  }
-  return threads;
-};
+const rssOf = (pids: number[]) => () => pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
 
 /** Processes of the infrastructure (Postgres, NATS) by name, for CPU accounting. */
 const pidsNamed = (pattern: RegExp): number[] => {

@@ -11,36 +11,19 @@
  * compiles the code and sizes the heaps, from a signer just started).
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createBlobStore } from '@esign/blob';
 import { connectBus } from '@esign/bus';
 import { PdfSign } from '@esign/contracts';
 import { startTestStack } from '@esign/stack';
 import { createLogger } from '@esign/telemetry';
 import { makeLargePdf, makePdf, makePng } from '@esign/testing';
+import { rssBytes, threadCpuMs } from './proc';
 
 const MB = 1024 * 1024;
 const LARGE_ROUNDS = Number(process.env.BENCH_SIGNER_LARGE ?? 8);
 const WINDOWS = Math.max(1, Number(process.env.BENCH_SIGNER_WINDOWS ?? 1));
 const SMALL_SIGNS = 200;
 const SMALL_CONCURRENCY = 4;
-
-const rssOf = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-
-/** CPU time (user + system, ms) of every thread of a process, by thread id. */
-const threadCpu = (pid: number): Map<string, number> => {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      out.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return out;
-};
 
 // Made only when the 20 MB signings run.
 const large = LARGE_ROUNDS > 0 ? await makeLargePdf(20 * MB) : Buffer.alloc(0);
@@ -82,9 +65,9 @@ try {
   if (LARGE_ROUNDS > 0) await sign(large);
   await new Promise((r) => setTimeout(r, 300));
 
-  const base = rssOf(pid);
+  const base = rssBytes(pid);
   let peak = base;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 3);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 3);
   const afterEach: string[] = [];
   for (let i = 0; i < LARGE_ROUNDS; i++) {
     await sign(large);
@@ -94,14 +77,14 @@ try {
 
   /** 200 one-page signings, 4 at a time: the CPU per signing, in total and by thread. */
   const measureWindow = async () => {
-    const before = threadCpu(pid);
+    const before = threadCpuMs(pid);
     let next = 0;
     await Promise.all(
       Array.from({ length: SMALL_CONCURRENCY }, async () => {
         while (next++ < SMALL_SIGNS) await sign(small);
       }),
     );
-    const after = threadCpu(pid);
+    const after = threadCpuMs(pid);
     const perThread = [...after]
       .map(([tid, ms]) => ({ tid, ms: (ms - (before.get(tid) ?? 0)) / SMALL_SIGNS }))
       .filter((t) => t.ms > 0);
