@@ -1,8 +1,17 @@
 import { clause, field, list, paragraph } from '../domain/blocks';
 import { checkDateOrder } from '../domain/field-checks';
 import { t } from '../domain/inline';
-import { DEFAULT_CURRENCY, formatMoney } from '../domain/money';
+import { formatMoney } from '../domain/money';
 import type { TemplateDefinition } from '../domain/template';
+import {
+  currencyField,
+  currencyOf,
+  jurisdictionField,
+  noticeDaysField,
+  partyFields,
+  paymentDaysField,
+} from './parts/fields';
+import { nameAndAddress, partyOf, SIGNS_FOR_AN_ORGANISATION } from './parts/parties';
 
 /** An ongoing advisory engagement paid at a rate, with expenses, confidentiality and non-solicitation. */
 export const consulting: TemplateDefinition = {
@@ -11,26 +20,18 @@ export const consulting: TemplateDefinition = {
   description:
     'A client retains a consultant for advisory services at an agreed rate, invoiced monthly, with expenses, confidentiality, ownership of work product and notice to end.',
   fields: [
-    field('clientName', 'Client (full legal name)', 'text', true),
-    field('clientAddress', 'Client address', 'text', false),
-    field('consultantName', 'Consultant (full legal name)', 'text', true),
-    field('consultantAddress', 'Consultant address', 'text', false),
+    ...partyFields('client', 'Client'),
+    ...partyFields('consultant', 'Consultant'),
     field('effectiveDate', 'Effective date', 'date', true),
     field('endDate', 'End date (open-ended if empty)', 'date', false),
     field('scope', 'Scope of the consulting services', 'text', true),
     field('rate', 'Rate', 'amount', true),
     field('rateUnit', 'Rate unit (for example "per day"; per hour if empty)', 'text', false),
-    field('currency', 'Currency (ISO 4217 code, USD if empty)', 'currency', false),
-    field('paymentDays', 'Days the client has to pay an invoice (30 if empty)', 'integer', false, {
-      min: 0,
-      max: 120,
-    }),
+    currencyField,
+    paymentDaysField,
     field('expenseLimit', 'Expenses per month that need no prior approval', 'amount', false),
-    field('noticeDays', 'Days of notice to end the agreement (30 if empty)', 'integer', false, {
-      min: 1,
-      max: 365,
-    }),
-    field('jurisdiction', 'Governing law and courts (state or country)', 'text', false),
+    noticeDaysField('Days of notice to end the agreement (30 if empty)'),
+    jurisdictionField({ courts: true }),
   ],
   example: {
     clientName: 'Northwind Traders Ltd',
@@ -49,11 +50,9 @@ export const consulting: TemplateDefinition = {
   check: (f) => checkDateOrder(f, { earlier: 'effectiveDate', later: 'endDate', strict: true }),
   fileName: (f) => `consulting-${f.req('consultantName')}-${f.req('effectiveDate')}`,
   compose: (f) => {
-    const client = f.req('clientName');
-    const consultant = f.req('consultantName');
-    const clientAddress = f.opt('clientAddress');
-    const consultantAddress = f.opt('consultantAddress');
-    const currency = f.opt('currency') ?? DEFAULT_CURRENCY;
+    const client = partyOf(f, 'client');
+    const consultant = partyOf(f, 'consultant');
+    const currency = currencyOf(f);
     const rate = formatMoney(currency, f.req('rate'));
     const rateUnit = f.shown('rateUnit', 'per hour');
     const paymentDays = f.shown('paymentDays', '30');
@@ -65,7 +64,7 @@ export const consulting: TemplateDefinition = {
       title: 'Consulting Agreement',
       blocks: [
         paragraph(
-          t`This Consulting Agreement (the "Agreement") is made as of ${f.req('effectiveDate')} (the "Effective Date") between ${client}${clientAddress ? t` of ${clientAddress}` : []} (the "Client") and ${consultant}${consultantAddress ? t` of ${consultantAddress}` : []} (the "Consultant").`,
+          t`This Consulting Agreement (the "Agreement") is made as of ${f.req('effectiveDate')} (the "Effective Date") between ${nameAndAddress(client)} (the "Client") and ${nameAndAddress(consultant)} (the "Consultant").`,
         ),
         paragraph(
           t`The Client wishes to obtain the Consultant's advice and expertise, and the Consultant is willing to provide them, on the terms of this Agreement.`,
@@ -145,8 +144,8 @@ export const consulting: TemplateDefinition = {
       signatures: {
         intro: t`The parties have signed this Agreement to be effective as of the Effective Date.`,
         parties: [
-          { role: 'Client', name: client, lines: ['Name', 'Title', 'Date'] },
-          { role: 'Consultant', name: consultant, lines: ['Name', 'Title', 'Date'] },
+          { role: 'Client', name: client.name, lines: SIGNS_FOR_AN_ORGANISATION },
+          { role: 'Consultant', name: consultant.name, lines: SIGNS_FOR_AN_ORGANISATION },
         ],
       },
     };

@@ -1,8 +1,10 @@
 import { clause, field, paragraph } from '../domain/blocks';
 import { checkDateOrder } from '../domain/field-checks';
 import { t } from '../domain/inline';
-import { DEFAULT_CURRENCY, formatMoney } from '../domain/money';
+import { formatMoney } from '../domain/money';
 import type { TemplateDefinition } from '../domain/template';
+import { currencyField, currencyOf, jurisdictionField, partyFields } from './parts/fields';
+import { nameAndAddress, partyOf, SIGNS_FOR_AN_ORGANISATION, SIGNS_IN_PERSON } from './parts/parties';
 
 /** An employer's written offer of employment, countersigned by the candidate to accept it. */
 export const employmentOffer: TemplateDefinition = {
@@ -11,15 +13,13 @@ export const employmentOffer: TemplateDefinition = {
   description:
     'An offer letter setting out the position, start date, pay, hours, probation and leave, which the candidate signs to accept.',
   fields: [
-    field('employerName', 'Employer (full legal name)', 'text', true),
-    field('employerAddress', 'Employer address', 'text', false),
-    field('candidateName', 'Candidate (full name)', 'text', true),
-    field('candidateAddress', 'Candidate address', 'text', false),
+    ...partyFields('employer', 'Employer'),
+    ...partyFields('candidate', 'Candidate', { name: 'Candidate (full name)' }),
     field('jobTitle', 'Job title', 'text', true),
     field('startDate', 'Start date', 'date', true),
     field('salary', 'Gross salary', 'amount', true),
     field('salaryPeriod', 'Salary period (for example "per year"; per year if empty)', 'text', false),
-    field('currency', 'Currency (ISO 4217 code, USD if empty)', 'currency', false),
+    currencyField,
     field('employmentType', 'Type of employment (full-time if empty)', 'text', false),
     field('hoursPerWeek', 'Normal working hours per week', 'integer', false, { min: 1, max: 80 }),
     field('workLocation', 'Place of work', 'text', false),
@@ -27,7 +27,7 @@ export const employmentOffer: TemplateDefinition = {
     field('probationMonths', 'Probation period in months', 'integer', false, { min: 0, max: 12 }),
     field('vacationDays', 'Paid vacation days per year', 'integer', false, { min: 0, max: 365 }),
     field('offerExpiryDate', 'Date by which the offer must be accepted', 'date', false),
-    field('jurisdiction', 'Governing law (state or country)', 'text', false),
+    jurisdictionField({ courts: false }),
   ],
   example: {
     employerName: 'Contoso Analytics Inc.',
@@ -49,11 +49,9 @@ export const employmentOffer: TemplateDefinition = {
     checkDateOrder(f, { earlier: 'offerExpiryDate', later: 'startDate', strict: false, blame: 'earlier' }),
   fileName: (f) => `employment-offer-${f.req('candidateName')}-${f.req('startDate')}`,
   compose: (f) => {
-    const employer = f.req('employerName');
-    const candidate = f.req('candidateName');
-    const employerAddress = f.opt('employerAddress');
-    const candidateAddress = f.opt('candidateAddress');
-    const salary = formatMoney(f.opt('currency') ?? DEFAULT_CURRENCY, f.req('salary'));
+    const employer = partyOf(f, 'employer');
+    const candidate = partyOf(f, 'candidate');
+    const salary = formatMoney(currencyOf(f), f.req('salary'));
     const period = f.shown('salaryPeriod', 'per year');
     const type = f.shown('employmentType', 'full-time');
     const hours = f.opt('hoursPerWeek');
@@ -65,12 +63,12 @@ export const employmentOffer: TemplateDefinition = {
     const jurisdiction = f.opt('jurisdiction');
     return {
       title: 'Offer of Employment',
-      subtitle: t`${employer}${employerAddress ? t`, ${employerAddress}` : []}`,
+      subtitle: nameAndAddress(employer, ', '),
       blocks: [
-        paragraph(t`To: ${candidate}${candidateAddress ? t`, ${candidateAddress}` : []}`),
-        paragraph(t`Dear ${candidate},`),
+        paragraph(t`To: ${nameAndAddress(candidate, ', ')}`),
+        paragraph(t`Dear ${candidate.name},`),
         paragraph(
-          t`${employer} (the "Company") is pleased to offer you employment in the position of ${f.req('jobTitle')} on the terms set out in this letter. This letter, once signed by you and the Company, forms your contract of employment.`,
+          t`${employer.name} (the "Company") is pleased to offer you employment in the position of ${f.req('jobTitle')} on the terms set out in this letter. This letter, once signed by you and the Company, forms your contract of employment.`,
         ),
         clause(
           'Position and Duties',
@@ -139,8 +137,8 @@ export const employmentOffer: TemplateDefinition = {
       signatures: {
         intro: t`Signed for the Company, and accepted by the candidate, who confirms having read and agreed to the terms of this offer.`,
         parties: [
-          { role: 'For the Company', name: employer, lines: ['Name', 'Title', 'Date'] },
-          { role: 'Accepted by the candidate', name: candidate, lines: ['Date'] },
+          { role: 'For the Company', name: employer.name, lines: SIGNS_FOR_AN_ORGANISATION },
+          { role: 'Accepted by the candidate', name: candidate.name, lines: SIGNS_IN_PERSON },
         ],
       },
     };

@@ -1,8 +1,10 @@
 import { clause, field, list, paragraph } from '../domain/blocks';
 import { checkDateOrder } from '../domain/field-checks';
 import { t } from '../domain/inline';
-import { DEFAULT_CURRENCY, formatMoney } from '../domain/money';
+import { formatMoney } from '../domain/money';
 import type { TemplateDefinition } from '../domain/template';
+import { currencyField, currencyOf, jurisdictionField, partyFields, paymentDaysField } from './parts/fields';
+import { nameAndAddress, partyOf, SIGNS_FOR_AN_ORGANISATION, SIGNS_IN_PERSON } from './parts/parties';
 
 /** A client engages a freelancer for a defined piece of work. */
 export const freelanceContract: TemplateDefinition = {
@@ -11,21 +13,16 @@ export const freelanceContract: TemplateDefinition = {
   description:
     'A client engages an independent freelancer for defined services and deliverables, for a fee, with ownership of the work passing to the client on payment.',
   fields: [
-    field('clientName', 'Client (full legal name)', 'text', true),
-    field('clientAddress', 'Client address', 'text', false),
-    field('freelancerName', 'Freelancer (full legal name)', 'text', true),
-    field('freelancerAddress', 'Freelancer address', 'text', false),
+    ...partyFields('client', 'Client'),
+    ...partyFields('freelancer', 'Freelancer'),
     field('services', 'Services and deliverables', 'text', true),
     field('startDate', 'Start date', 'date', true),
     field('endDate', 'Completion date', 'date', false),
     field('fee', 'Fee', 'amount', true),
     field('feeBasis', 'How the fee is charged (for example "per hour"; a fixed fee if empty)', 'text', false),
-    field('currency', 'Currency (ISO 4217 code, USD if empty)', 'currency', false),
-    field('paymentDays', 'Days the client has to pay an invoice (30 if empty)', 'integer', false, {
-      min: 0,
-      max: 120,
-    }),
-    field('jurisdiction', 'Governing law and courts (state or country)', 'text', false),
+    currencyField,
+    paymentDaysField,
+    jurisdictionField({ courts: true }),
   ],
   example: {
     clientName: 'Northwind Traders Ltd',
@@ -44,12 +41,10 @@ export const freelanceContract: TemplateDefinition = {
   check: (f) => checkDateOrder(f, { earlier: 'startDate', later: 'endDate', strict: false }),
   fileName: (f) => `freelance-contract-${f.req('freelancerName')}-${f.req('startDate')}`,
   compose: (f) => {
-    const client = f.req('clientName');
-    const freelancer = f.req('freelancerName');
-    const clientAddress = f.opt('clientAddress');
-    const freelancerAddress = f.opt('freelancerAddress');
+    const client = partyOf(f, 'client');
+    const freelancer = partyOf(f, 'freelancer');
     const endDate = f.opt('endDate');
-    const fee = formatMoney(f.opt('currency') ?? DEFAULT_CURRENCY, f.req('fee'));
+    const fee = formatMoney(currencyOf(f), f.req('fee'));
     const feeBasis = f.opt('feeBasis');
     const paymentDays = f.shown('paymentDays', '30');
     const jurisdiction = f.opt('jurisdiction');
@@ -57,7 +52,7 @@ export const freelanceContract: TemplateDefinition = {
       title: 'Freelance Services Agreement',
       blocks: [
         paragraph(
-          t`This Freelance Services Agreement (the "Agreement") is made on ${f.req('startDate')} between ${client}${clientAddress ? t` of ${clientAddress}` : []} (the "Client") and ${freelancer}${freelancerAddress ? t` of ${freelancerAddress}` : []} (the "Freelancer").`,
+          t`This Freelance Services Agreement (the "Agreement") is made on ${f.req('startDate')} between ${nameAndAddress(client)} (the "Client") and ${nameAndAddress(freelancer)} (the "Freelancer").`,
         ),
         clause(
           'Services',
@@ -123,8 +118,8 @@ export const freelanceContract: TemplateDefinition = {
       signatures: {
         intro: t`The parties have read and agree to this Agreement and sign it below.`,
         parties: [
-          { role: 'Client', name: client, lines: ['Name', 'Title', 'Date'] },
-          { role: 'Freelancer', name: freelancer, lines: ['Date'] },
+          { role: 'Client', name: client.name, lines: SIGNS_FOR_AN_ORGANISATION },
+          { role: 'Freelancer', name: freelancer.name, lines: SIGNS_IN_PERSON },
         ],
       },
     };

@@ -8,7 +8,9 @@ import { nda } from './nda';
 
 /**
  * Every template, in the order the list endpoint shows them. A template is one file in this folder
- * (its fields and its text); adding one means adding that file and its line here.
+ * (its fields and its text); adding one means adding that file and its line here. What several
+ * templates declare alike (a party's fields, currency, notice, governing law, signature lines) is in
+ * `parts/`.
  */
 export const TEMPLATES: readonly TemplateDefinition[] = [
   nda,

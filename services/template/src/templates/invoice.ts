@@ -1,8 +1,9 @@
 import { clause, details, field } from '../domain/blocks';
 import { checkDateOrder } from '../domain/field-checks';
 import { plain, t, type Inline } from '../domain/inline';
-import { DEFAULT_CURRENCY, formatCents, formatMoney, percentOfCents, toMilli } from '../domain/money';
+import { formatCents, formatMoney, percentOfCents, toMilli } from '../domain/money';
 import type { Block, TemplateDefinition } from '../domain/template';
+import { currencyField, currencyOf, partyFields } from './parts/fields';
 
 const lines = (...parts: (string | undefined)[]): Inline =>
   parts.filter((p): p is string => Boolean(p)).flatMap((p, i) => (i === 0 ? t`${p}` : t`, ${p}`));
@@ -17,15 +18,11 @@ export const invoice: TemplateDefinition = {
     field('invoiceNumber', 'Invoice number', 'text', true),
     field('issueDate', 'Issue date', 'date', true),
     field('dueDate', 'Due date', 'date', true),
-    field('sellerName', 'Seller (full legal name)', 'text', true),
-    field('sellerAddress', 'Seller address', 'text', false),
-    field('sellerEmail', 'Seller email', 'email', false),
+    ...partyFields('seller', 'Seller', { email: true }),
     field('sellerTaxId', 'Seller tax or VAT number', 'text', false),
-    field('buyerName', 'Buyer (full legal name)', 'text', true),
-    field('buyerAddress', 'Buyer address', 'text', false),
-    field('buyerEmail', 'Buyer email', 'email', false),
+    ...partyFields('buyer', 'Buyer', { email: true }),
     field('purchaseOrder', 'Purchase order reference', 'text', false),
-    field('currency', 'Currency (ISO 4217 code, USD if empty)', 'currency', false),
+    currencyField,
     field('items', 'Line items (JSON array of {description, quantity, unitPrice})', 'lineItems', true),
     field('taxRate', 'Tax rate in percent', 'percent', false),
     field('paymentInstructions', 'How to pay (bank account, reference)', 'text', false),
@@ -53,7 +50,7 @@ export const invoice: TemplateDefinition = {
   check: (f) => checkDateOrder(f, { earlier: 'issueDate', later: 'dueDate', strict: false }),
   fileName: (f) => `invoice-${f.req('invoiceNumber')}-${f.req('issueDate')}`,
   compose: (f) => {
-    const currency = f.opt('currency') ?? DEFAULT_CURRENCY;
+    const currency = currencyOf(f);
     const items = f.items('items');
     const subtotal = items.reduce((sum, item) => sum + item.amountCents, 0n);
     const taxRate = f.opt('taxRate');

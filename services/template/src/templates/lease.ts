@@ -1,8 +1,10 @@
 import { clause, field, list, paragraph } from '../domain/blocks';
 import { checkDateOrder } from '../domain/field-checks';
 import { t } from '../domain/inline';
-import { DEFAULT_CURRENCY, formatMoney } from '../domain/money';
+import { formatMoney } from '../domain/money';
 import type { TemplateDefinition } from '../domain/template';
+import { currencyField, currencyOf, jurisdictionField, noticeDaysField, partyFields } from './parts/fields';
+import { nameAndAddress, partyOf, SIGNS_IN_PERSON } from './parts/parties';
 
 /** A fixed-term residential tenancy between a landlord and a tenant. */
 export const lease: TemplateDefinition = {
@@ -11,24 +13,20 @@ export const lease: TemplateDefinition = {
   description:
     'A fixed-term lease of a home: the property, term, rent, deposit, utilities, repairs, access and how the tenancy ends.',
   fields: [
-    field('landlordName', 'Landlord (full legal name)', 'text', true),
-    field('landlordAddress', 'Landlord address for notices', 'text', false),
-    field('tenantName', 'Tenant (full legal name)', 'text', true),
+    ...partyFields('landlord', 'Landlord', { address: 'Landlord address for notices' }),
+    ...partyFields('tenant', 'Tenant', { address: false }),
     field('propertyAddress', 'Address of the leased property', 'text', true),
     field('startDate', 'Lease start date', 'date', true),
     field('endDate', 'Lease end date', 'date', true),
     field('monthlyRent', 'Monthly rent', 'amount', true),
-    field('currency', 'Currency (ISO 4217 code, USD if empty)', 'currency', false),
+    currencyField,
     field('rentDueDay', 'Day of the month rent is due (1 if empty)', 'integer', false, { min: 1, max: 28 }),
     field('securityDeposit', 'Security deposit', 'amount', false),
     field('lateFee', 'Late payment fee', 'amount', false),
     field('utilitiesPaidByTenant', 'Utilities the tenant pays (all if empty)', 'text', false),
     field('occupants', 'Other people allowed to live at the property', 'text', false),
-    field('noticeDays', 'Days of notice to end or not renew (30 if empty)', 'integer', false, {
-      min: 1,
-      max: 365,
-    }),
-    field('jurisdiction', 'Governing law (state or country)', 'text', false),
+    noticeDaysField('Days of notice to end or not renew (30 if empty)'),
+    jurisdictionField({ courts: false }),
   ],
   example: {
     landlordName: 'Harbourview Properties LLC',
@@ -46,11 +44,10 @@ export const lease: TemplateDefinition = {
   check: (f) => checkDateOrder(f, { earlier: 'startDate', later: 'endDate', strict: true }),
   fileName: (f) => `lease-${f.req('tenantName')}-${f.req('startDate')}`,
   compose: (f) => {
-    const landlord = f.req('landlordName');
+    const landlord = partyOf(f, 'landlord');
     const tenant = f.req('tenantName');
-    const landlordAddress = f.opt('landlordAddress');
     const property = f.req('propertyAddress');
-    const currency = f.opt('currency') ?? DEFAULT_CURRENCY;
+    const currency = currencyOf(f);
     const rent = formatMoney(currency, f.req('monthlyRent'));
     const dueDay = f.shown('rentDueDay', '1');
     const deposit = f.opt('securityDeposit');
@@ -63,7 +60,7 @@ export const lease: TemplateDefinition = {
       title: 'Residential Lease Agreement',
       blocks: [
         paragraph(
-          t`This Residential Lease Agreement (the "Lease") is made between ${landlord}${landlordAddress ? t` of ${landlordAddress}` : []} (the "Landlord") and ${tenant} (the "Tenant").`,
+          t`This Residential Lease Agreement (the "Lease") is made between ${nameAndAddress(landlord)} (the "Landlord") and ${tenant} (the "Tenant").`,
         ),
         clause(
           'Premises',
@@ -134,8 +131,8 @@ export const lease: TemplateDefinition = {
         ),
         clause(
           'General',
-          landlordAddress
-            ? t`Notices to the Landlord must be given in writing to ${landlordAddress} or by email to an address the Landlord gives the Tenant. Notices to the Tenant may be delivered to the Premises or sent by email.`
+          landlord.address
+            ? t`Notices to the Landlord must be given in writing to ${landlord.address} or by email to an address the Landlord gives the Tenant. Notices to the Tenant may be delivered to the Premises or sent by email.`
             : t`Notices must be given in writing, delivered by hand or sent by post or email to the address the receiving party has given for notices; notices to the Tenant may be delivered to the Premises.`,
           t`This Lease is the entire agreement between the parties about the letting of the Premises. It may be changed only in writing signed by both parties. If any term is invalid, the other terms remain in force. Where the law gives the Tenant rights that this Lease does not, or that cannot be excluded, the law prevails.`,
           jurisdiction
@@ -146,8 +143,8 @@ export const lease: TemplateDefinition = {
       signatures: {
         intro: t`The Landlord and the Tenant agree to the terms of this Lease and sign it below.`,
         parties: [
-          { role: 'Landlord', name: landlord, lines: ['Date'] },
-          { role: 'Tenant', name: tenant, lines: ['Date'] },
+          { role: 'Landlord', name: landlord.name, lines: SIGNS_IN_PERSON },
+          { role: 'Tenant', name: tenant, lines: SIGNS_IN_PERSON },
         ],
       },
     };
