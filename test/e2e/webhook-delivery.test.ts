@@ -39,8 +39,6 @@ beforeAll(async () => {
         WEBHOOK_RETRY_SCHEDULE_MS: '200,200,200,200,200,200,200,200',
         WEBHOOK_POLL_INTERVAL_MS: '100',
         WEBHOOK_TIMEOUT_MS: '2000',
-        // "Failing for days", in seconds: longer than any other test here keeps a receiver failing.
-        WEBHOOK_DISABLE_AFTER_MS: '6000',
         WEBHOOK_SWEEP_INTERVAL_MS: '300',
       },
     },
@@ -82,6 +80,23 @@ const base = (accountId: string) => ({
   fileName: 'lease.pdf',
 });
 
+/** Messages of the service's durable consumers not yet acked: 0 once every event published is recorded. */
+const unacked = async (...durables: string[]): Promise<number> => {
+  const jsm = await bus.connection.jetstreamManager();
+  let total = 0;
+  for (const durable of durables) {
+    const info = await jsm.consumers.info(bus.streamName, durable);
+    total += info.num_pending + info.num_ack_pending;
+  }
+  return total;
+};
+
+/** The endpoint's deliveries as `[status, attempts]`, newest first. */
+const deliveryStates = async (ep: { accountId: string; id: string }) =>
+  (
+    await bus.request(WebhookDeliveries, { accountId: ep.accountId, webhookId: ep.id, limit: 10 })
+  ).deliveries.map((d) => [d.status, d.attempts]);
+
 const verify = (secret: string, r: ReceivedWebhook) =>
   new Webhook(secret).verify(r.body, {
     'webhook-id': String(r.headers['webhook-id']),
@@ -118,7 +133,18 @@ describe('webhook delivery of signing events', () => {
     await bus.publish(SigningExpired, expired, { msgId: expired.eventId });
 
     const got = await r.waitFor(4);
-    await new Promise((res) => setTimeout(res, 500));
+    // Every event recorded (the duplicate too) and its one delivery settled: nothing more can come.
+    await expect
+      .poll(() =>
+        unacked(
+          'webhook-signing-viewed',
+          'webhook-signing-completed',
+          'webhook-signing-declined',
+          'webhook-signing-expired',
+        ),
+      )
+      .toBe(0);
+    await expect.poll(() => deliveryStates(ep)).toEqual(Array.from({ length: 4 }, () => ['succeeded', 1]));
     expect(r.received).toHaveLength(4);
     const byType = new Map<string, { id: string; data: Record<string, unknown> }>();
     for (const hit of got) {
@@ -147,14 +173,17 @@ describe('webhook delivery of signing events', () => {
     const r = await receiver();
     const ep = await endpointFor(r.url, ['signing.declined']);
     const other = await receiver();
-    await endpointFor(other.url, ['signing.declined']);
+    const otherEp = await endpointFor(other.url, ['signing.declined']);
     const viewed = { ...base(ep.accountId), viewedAt: new Date().toISOString() };
     await bus.publish(SigningViewed, viewed, { msgId: viewed.eventId });
     const declined = { ...base(ep.accountId), declinedAt: new Date().toISOString(), reason: 'No' };
     await bus.publish(SigningDeclined, declined, { msgId: declined.eventId });
     const [hit] = await r.waitFor(1);
     expect(JSON.parse(hit?.body ?? '{}')).toMatchObject({ type: 'signing.declined' });
-    await new Promise((res) => setTimeout(res, 500));
+    // Both events recorded, and the one delivery settled: nothing else was queued for anyone.
+    await expect.poll(() => unacked('webhook-signing-viewed', 'webhook-signing-declined')).toBe(0);
+    await expect.poll(() => deliveryStates(ep)).toEqual([['succeeded', 1]]);
+    expect(await deliveryStates(otherEp)).toEqual([]);
     expect(r.received).toHaveLength(1);
     expect(other.received).toHaveLength(0);
   });
@@ -268,7 +297,8 @@ describe('webhook delivery of signing events', () => {
     expect(await announced).toMatchObject({ webhookId: ep.id, reason: 'gone', accountId: ep.accountId });
     const endpoint = await bus.request(WebhookGet, { accountId: ep.accountId, webhookId: ep.id });
     expect(endpoint).toMatchObject({ enabled: false, disabledReason: 'gone' });
-    await new Promise((res) => setTimeout(res, 600));
+    // Settled for good (a 410 is not retried), so no further attempt can come.
+    await expect.poll(() => deliveryStates(ep)).toEqual([['failed', 1]]);
     expect(r.received).toHaveLength(1);
   });
 
@@ -288,14 +318,24 @@ describe('webhook delivery of signing events', () => {
     await bus.publish(SigningDeclined, first, { msgId: first.eventId });
     await r.waitFor(1);
     // Its nine attempts are spent well before the limit: still enabled, failing since the first.
-    await new Promise((res) => setTimeout(res, 2500));
+    await expect.poll(() => deliveryStates(ep), { timeout: 10_000 }).toEqual([['failed', 9]]);
     const failing = await bus.request(WebhookGet, { accountId: ep.accountId, webhookId: ep.id });
     expect(failing).toMatchObject({ enabled: true, disabledReason: null });
     expect(failing.failingSince).not.toBeNull();
-    await new Promise((res) => setTimeout(res, 6000 - 2500));
+    // Five days of failures (WEBHOOK_DISABLE_AFTER_MS) pass in the data: the streak started that long ago.
+    const db = new pg.Client({ connectionString: test.database.url });
+    await db.connect();
+    const { rows } = await db
+      .query<{ since: Date }>(
+        `update webhook.endpoints set failing_since = failing_since - interval '5 days'
+          where id = $1 returning failing_since as since`,
+        [ep.id],
+      )
+      .finally(() => db.end());
+    const since = rows[0]?.since.toISOString();
     const second = { ...base(ep.accountId), declinedAt: new Date().toISOString(), reason: 'Still no' };
     await bus.publish(SigningDeclined, second, { msgId: second.eventId });
-    expect(await announced).toMatchObject({ reason: 'failing', failingSince: failing.failingSince });
+    expect(await announced).toMatchObject({ reason: 'failing', failingSince: since });
     expect(await bus.request(WebhookGet, { accountId: ep.accountId, webhookId: ep.id })).toMatchObject({
       enabled: false,
       disabledReason: 'failing',

@@ -74,14 +74,34 @@ const mailsTo = (address: string): CapturedMail[] =>
     (m) => m.envelope.to.includes(address.toLowerCase()) || m.envelope.to.includes(address),
   );
 
-const waitForMail = async (address: string, count = 1, timeoutMs = 10_000): Promise<CapturedMail[]> => {
-  const deadline = Date.now() + timeoutMs;
-  while (mailsTo(address).length < count) {
-    if (Date.now() > deadline) throw new Error(`${mailsTo(address).length} of ${count} emails to ${address}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+const waitForMail = async (address: string, count = 1): Promise<CapturedMail[]> => {
+  await expect.poll(() => mailsTo(address).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
   return mailsTo(address);
 };
+
+/**
+ * Messages of the mailer's durable consumers not yet acked (pending or in flight): 0 once every event
+ * published so far has been handled, the positive signal before asserting that something did not happen.
+ */
+const unacked = async (...durables: string[]): Promise<number> => {
+  const jsm = await docs.connection.jetstreamManager();
+  let total = 0;
+  for (const durable of durables) {
+    const info = await jsm.consumers.info(docs.streamName, durable);
+    total += info.num_pending + info.num_ack_pending;
+  }
+  return total;
+};
+const MAILER_CONSUMERS = [
+  'mailer-signing-requested',
+  'mailer-signing-reminder-due',
+  'mailer-signing-completed',
+  'mailer-signing-declined',
+  'mailer-signing-expired',
+  'mailer-signing-canceled',
+  'mailer-sign-in-link-requested',
+  'mailer-webhook-endpoint-disabled',
+];
 
 const deliveryRows = async (eventId: string) => {
   const client = new pg.Client({ connectionString: database.url });
@@ -255,7 +275,8 @@ describe('the request to sign', () => {
     await docs.publish(SigningRequested, event, { msgId: event.eventId });
     const [mail] = await waitForMail(event.recipientEmail);
     expect(smtp.refused).toBeGreaterThanOrEqual(1);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Acked: the event is done with, so no later attempt can send it again.
+    await expect.poll(() => unacked('mailer-signing-requested')).toBe(0);
     expect(mailsTo(event.recipientEmail)).toHaveLength(1);
     const [row] = await deliveryRows(event.eventId);
     expect(row).toMatchObject({ state: 'sent', attempts: 2 });
@@ -463,7 +484,7 @@ describe('a disabled webhook endpoint', () => {
     const seen = lookups;
     await docs.publish(WebhookEndpointDisabled, event, { msgId: randomUUID() });
     await expect.poll(() => lookups).toBeGreaterThan(seen);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect.poll(() => unacked('mailer-webhook-endpoint-disabled')).toBe(0);
     expect(mailsTo(owner.email)).toHaveLength(1);
     expect(await deliveryRows(event.eventId)).toMatchObject([{ state: 'sent', attempts: 1 }]);
   });
@@ -514,14 +535,15 @@ describe('secrets', () => {
     await mailer.stop();
     const event = requested();
     await docs.publish(SigningRequested, event, { msgId: event.eventId });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // It waits in the stream for the consumer.
+    expect(await unacked('mailer-signing-requested')).toBeGreaterThan(0);
     expect(mailsTo(event.recipientEmail)).toHaveLength(0);
     const before = smtp.messages.length;
     mailer = await startMailerService(loadMailerConfig(mailerEnv), {
       logger: createLogger({ service: 'mailer', level: 'debug', write: (line) => void logLines.push(line) }),
     });
     await waitForMail(event.recipientEmail);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await expect.poll(() => unacked(...MAILER_CONSUMERS)).toBe(0);
     // Only the one new email: the consumers resumed where they had acked.
     expect(smtp.messages.length).toBe(before + 1);
   });

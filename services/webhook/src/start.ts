@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { blobOptionsFrom, createPresigner } from '@esign/blob';
 import { busOptionsFrom, connectBus, type Bus, type ConsumeOptions } from '@esign/bus';
 import {
   DocumentSigned,
@@ -11,15 +9,32 @@ import {
   WebhookEndpointDisabled,
 } from '@esign/contracts';
 import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
-import { createLogger, startHealthServer, untraced, type Logger } from '@esign/telemetry';
+import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
+import { createHttpPoster, type HttpPoster } from './adapters/http-poster';
 import { DEVELOPMENT_SECRET_KEY, type TWebhookConfig } from './config';
-import { startDeliveryLoop, type DeliveryLoop } from './delivery-loop';
 import { schema } from './db/schema';
-import { createWebhookStore, type NewEvent } from './db/store';
-import { documentSignedEvent, signingEvent } from './domain/events';
+import { createWebhookStore } from './db/store';
+import type { DeliveryLoop } from './delivery/delivery-loop';
+import { startDeliveries } from './delivery/start-deliveries';
+import { startRetentionSweep } from './delivery/retention-sweep';
+import type { Clock } from './domain/clock';
 import { createSecretBox } from './domain/secret-box';
 import type { Lookup } from './domain/ssrf';
-import { webhookApiHandlers } from './handlers/api';
+import { createEndpointHandler } from './handlers/create-endpoint';
+import { deleteEndpointHandler } from './handlers/delete-endpoint';
+import type { WebhookServiceDeps } from './handlers/deps';
+import { documentSignedHandler } from './handlers/document-signed';
+import { getEndpointHandler } from './handlers/get-endpoint';
+import { listDeliveriesHandler } from './handlers/list-deliveries';
+import { listEndpointsHandler } from './handlers/list-endpoints';
+import { replayEventHandler } from './handlers/replay-event';
+import { rotateSecretHandler } from './handlers/rotate-secret';
+import { sendTestEventHandler } from './handlers/send-test-event';
+import { signingCompletedHandler } from './handlers/signing-completed';
+import { signingDeclinedHandler } from './handlers/signing-declined';
+import { signingExpiredHandler } from './handlers/signing-expired';
+import { signingViewedHandler } from './handlers/signing-viewed';
+import { updateEndpointHandler } from './handlers/update-endpoint';
 
 /** A running webhook service. */
 export interface WebhookService {
@@ -29,14 +44,26 @@ export interface WebhookService {
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
+/** Durable consumers of this service: replicas share them, redeliveries are recorded once. */
+const durable = (name: string): ConsumeOptions => ({ durable: name, concurrency: 4, maxDeliveries: 20 });
+
 /**
  * Migrate the `webhook` schema; consume `events.document.signed` and the signing events with durable
  * consumers (`webhook-<event>`), turning each into an event row and one delivery per subscribed
- * endpoint; run the delivery loop; serve the `webhook.*` subjects the gateway's API calls.
+ * endpoint; run the delivery loop and the retention sweep; serve the `webhook.*` subjects the
+ * gateway's API calls.
  */
 export const startWebhookService = async (
   config: TWebhookConfig,
-  options: { logger?: Logger; now?: () => Date; lookup?: Lookup } = {},
+  options: {
+    logger?: Logger;
+    /** The clock of every schedule (retries, leases, disabling); tests move it. */
+    now?: Clock;
+    /** The resolver of endpoint host names (tests answer names with their own addresses). */
+    lookup?: Lookup;
+    /** The HTTP client of the attempts (default: node:http, pinned to the checked address). */
+    http?: HttpPoster;
+  } = {},
 ): Promise<WebhookService> => {
   const logger = options.logger ?? createLogger({ service: 'webhook', level: config.LOG_LEVEL });
   const now = options.now ?? (() => new Date());
@@ -44,6 +71,7 @@ export const startWebhookService = async (
     logger.warn('WEBHOOK_SECRET_KEY is unset: endpoint secrets are sealed with the public development key');
   }
   const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY ?? DEVELOPMENT_SECRET_KEY);
+  const targets = { allow: config.WEBHOOK_ALLOW_NETWORKS.list, lookup: options.lookup };
   const database = createDatabase({
     url: config.DATABASE_URL,
     schema,
@@ -51,129 +79,58 @@ export const startWebhookService = async (
     applicationName: 'webhook',
     onIdleError: (err) => logger.warn('idle database connection lost', { err }),
   });
+  const store = createWebhookStore(database.db);
   let bus: Bus | undefined;
   let loop: DeliveryLoop | undefined;
   try {
     await migrateSchema({ pool: database.pool, schema: 'webhook', migrationsFolder: MIGRATIONS_FOLDER });
     bus = await connectBus({ ...busOptionsFrom(config), name: 'webhook', logger });
     const connected = bus;
-    const store = createWebhookStore(database.db);
-    const blobOptions = blobOptionsFrom(config);
-    const presign = createPresigner({
-      ...blobOptions,
-      endpoint: config.S3_PUBLIC_ENDPOINT ?? blobOptions.endpoint,
-    });
-    const ttl = config.WEBHOOK_DOWNLOAD_URL_TTL_SECONDS;
-    const allow = config.WEBHOOK_ALLOW_NETWORKS.list;
-    const deliveryLoop = startDeliveryLoop({
+    const deliveries = startDeliveries({
+      config,
       store,
-      concurrency: config.WEBHOOK_CONCURRENCY,
-      intervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
-      // Longer than an attempt can take: an attempt still running is never taken twice.
-      leaseMs: config.WEBHOOK_TIMEOUT_MS + 30_000,
+      http: options.http ?? createHttpPoster(),
+      secrets,
+      targets,
+      publishDisabled: (event) => connected.publish(WebhookEndpointDisabled, event, { msgId: event.eventId }),
       logger,
-      attempt: {
-        store,
-        secrets,
-        allow,
-        lookup: options.lookup,
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        maxResponseBytes: config.WEBHOOK_RESPONSE_MAX_BYTES,
-        retrySchedule: config.WEBHOOK_RETRY_SCHEDULE_MS,
-        disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
-        // Presigning is local computation (SigV4), no request to storage.
-        downloadUrl: (objectKey) => {
-          const at = now();
-          return Promise.resolve({
-            url: presign(
-              'GET',
-              blobOptions.bucket,
-              objectKey,
-              ttl,
-              { 'response-content-type': 'application/pdf' },
-              at,
-            ),
-            expiresAt: new Date(at.getTime() + ttl * 1000).toISOString(),
-          });
-        },
-        async onDisabled(endpoint) {
-          // Recorded on the endpoint (GET shows disabledReason), logged, and announced for whoever
-          // tells the account (the mailer can subscribe to it).
-          logger.warn('webhook endpoint disabled', {
-            webhookId: endpoint.id,
-            accountId: endpoint.accountId,
-            reason: endpoint.disabledReason,
-          });
-          // Durable: the mailer emails the account's owner (once per eventId, the message id too).
-          const eventId = randomUUID();
-          await connected.publish(
-            WebhookEndpointDisabled,
-            {
-              eventId,
-              accountId: endpoint.accountId,
-              webhookId: endpoint.id,
-              url: endpoint.url,
-              reason: endpoint.disabledReason === 'gone' ? 'gone' : 'failing',
-              failingSince: endpoint.failingSince?.toISOString() ?? null,
-              disabledAt: (endpoint.disabledAt ?? now()).toISOString(),
-            },
-            { msgId: eventId },
-          );
-        },
-        logger,
-        now,
-      },
+      now,
     });
-    loop = deliveryLoop;
-
-    const record = async (event: NewEvent) => {
-      if ((await store.recordEvent(event)) > 0) deliveryLoop.notify();
-    };
-    const consume = (durable: string): ConsumeOptions => ({ durable, concurrency: 4, maxDeliveries: 20 });
-    await connected.consume(
-      DocumentSigned,
-      (payload, ctx) => record(documentSignedEvent(payload, ctx.msgId)),
-      consume('webhook-document-signed'),
-    );
-    await connected.consume(
-      SigningViewed,
-      (payload) => record(signingEvent({ type: 'signing.viewed', ...payload })),
-      consume('webhook-signing-viewed'),
-    );
+    loop = deliveries;
+    const deps: WebhookServiceDeps = { store, secrets, targets, now, onQueued: () => deliveries.notify() };
+    await connected.consume(DocumentSigned, documentSignedHandler(deps), durable('webhook-document-signed'));
+    await connected.consume(SigningViewed, signingViewedHandler(deps), durable('webhook-signing-viewed'));
     await connected.consume(
       SigningCompleted,
-      (payload) => record(signingEvent({ type: 'signing.completed', ...payload })),
-      consume('webhook-signing-completed'),
+      signingCompletedHandler(deps),
+      durable('webhook-signing-completed'),
     );
     await connected.consume(
       SigningDeclined,
-      (payload) => record(signingEvent({ type: 'signing.declined', ...payload })),
-      consume('webhook-signing-declined'),
+      signingDeclinedHandler(deps),
+      durable('webhook-signing-declined'),
     );
-    await connected.consume(
-      SigningExpired,
-      (payload) => record(signingEvent({ type: 'signing.expired', ...payload })),
-      consume('webhook-signing-expired'),
-    );
+    await connected.consume(SigningExpired, signingExpiredHandler(deps), durable('webhook-signing-expired'));
     await connected.serve(
-      webhookApiHandlers({
-        store,
-        secrets,
-        allow,
-        lookup: options.lookup,
-        onQueued: () => deliveryLoop.notify(),
-        now,
-      }),
+      [
+        createEndpointHandler(deps),
+        listEndpointsHandler(deps),
+        getEndpointHandler(deps),
+        updateEndpointHandler(deps),
+        deleteEndpointHandler(deps),
+        rotateSecretHandler(deps),
+        listDeliveriesHandler(deps),
+        replayEventHandler(deps),
+        sendTestEventHandler(deps),
+      ],
       { unavailable: databaseUnavailable },
     );
-    const sweep = setInterval(() => {
-      void untraced(() => store.sweep(config.WEBHOOK_RETENTION_DAYS, 10_000))
-        .then((removed) => {
-          if (removed.deliveries || removed.events) logger.info('webhook retention sweep', removed);
-        })
-        .catch((err: unknown) => logger.warn('webhook retention sweep failed', { err }));
-    }, config.WEBHOOK_SWEEP_INTERVAL_MS);
-    sweep.unref();
+    const sweep = startRetentionSweep({
+      store,
+      retentionDays: config.WEBHOOK_RETENTION_DAYS,
+      intervalMs: config.WEBHOOK_SWEEP_INTERVAL_MS,
+      logger,
+    });
     const health = await startHealthServer({
       port: config.HEALTH_PORT,
       ready: async () => connected.isConnected() && (await database.ping()),
@@ -181,10 +138,10 @@ export const startWebhookService = async (
     return {
       healthPort: health.port,
       async stop() {
-        clearInterval(sweep);
+        sweep.stop();
         await health.close();
         await connected.drain();
-        await deliveryLoop.stop();
+        await deliveries.stop();
         await database.close();
       },
     };

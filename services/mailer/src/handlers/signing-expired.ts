@@ -1,25 +1,13 @@
 import type { EventHandler } from '@esign/bus';
 import type { SigningExpired } from '@esign/contracts';
-import { deliverEmail } from '../domain/deliver-email';
 import { renderExpired } from '../domain/render-emails';
 import type { DeliveryDeps } from './deps';
+import { noticeHandler } from './notice-handler';
 
 /** `events.signing.expired`: tell the sender that the request ended unsigned. */
-export const signingExpiredHandler =
-  (deps: DeliveryDeps): EventHandler<typeof SigningExpired> =>
-  async (event, ctx) => {
-    await deliverEmail(
-      { ...deps, logger: ctx.logger },
-      {
-        key: {
-          eventId: event.eventId,
-          kind: 'expired',
-          recipient: event.senderEmail,
-          sendId: event.sendId,
-          auditId: event.auditId,
-        },
-        compose: () =>
-          Promise.resolve({ to: { name: '', address: event.senderEmail }, ...renderExpired(event) }),
-      },
-    );
-  };
+export const signingExpiredHandler = (deps: DeliveryDeps): EventHandler<typeof SigningExpired> =>
+  noticeHandler<typeof SigningExpired>(deps, (event) => ({
+    kind: 'expired',
+    to: { name: '', address: event.senderEmail },
+    ...renderExpired(event),
+  }));

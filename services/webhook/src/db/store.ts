@@ -71,11 +71,11 @@ export const createWebhookStore = (db: WebhookDatabase) => ({
     return row;
   },
 
-  /** Pending deliveries of an endpoint that is enabled again are due at once. */
-  async resumeDeliveries(endpointId: string): Promise<void> {
+  /** Pending deliveries of an endpoint that is enabled again are due at once (`now`). */
+  async resumeDeliveries(endpointId: string, now: Date): Promise<void> {
     await db
       .update(deliveries)
-      .set({ nextAttemptAt: sql`now()`, updatedAt: sql`now()` })
+      .set({ nextAttemptAt: now, updatedAt: sql`now()` })
       .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, 'pending')));
   },
 
@@ -89,15 +89,15 @@ export const createWebhookStore = (db: WebhookDatabase) => ({
 
   /**
    * Keep the event (once: a redelivered message finds it) and queue one delivery per enabled endpoint
-   * of its account that subscribes to its type (once per endpoint), in one transaction. Answers how
-   * many deliveries are new.
+   * of its account that subscribes to its type (once per endpoint), due at `now`, in one transaction.
+   * Answers how many deliveries are new.
    */
-  recordEvent(event: NewEvent): Promise<number> {
+  recordEvent(event: NewEvent, now: Date): Promise<number> {
     return db.transaction(async (tx) => {
       await tx.insert(events).values(event).onConflictDoNothing({ target: events.id });
       const result = await tx.execute(sql`
         insert into webhook.deliveries (event_id, endpoint_id, kind, next_attempt_at)
-        select ${event.id}, e.id, 'event', now()
+        select ${event.id}, e.id, 'event', ${now.toISOString()}::timestamptz
           from webhook.endpoints e
          where e.account_id = ${event.accountId} and e.enabled and ${event.type} = any(e.event_types)
         on conflict (event_id, endpoint_id) where kind = 'event' do nothing`);
@@ -117,31 +117,39 @@ export const createWebhookStore = (db: WebhookDatabase) => ({
     await db.insert(events).values(event).onConflictDoNothing({ target: events.id });
   },
 
-  async queueDelivery(eventId: string, endpointId: string, kind: 'replay' | 'test'): Promise<DeliveryRow> {
+  /** A delivery of an earlier event (or a test event), due at `now`. */
+  async queueDelivery(
+    eventId: string,
+    endpointId: string,
+    kind: 'replay' | 'test',
+    now: Date,
+  ): Promise<DeliveryRow> {
     const [row] = await db
       .insert(deliveries)
-      .values({ eventId, endpointId, kind, nextAttemptAt: sql`now()` })
+      .values({ eventId, endpointId, kind, nextAttemptAt: now })
       .returning();
     if (!row) throw new Error('delivery insert returned nothing');
     return row;
   },
 
   /**
-   * Take up to `limit` due deliveries of enabled endpoints (`FOR UPDATE SKIP LOCKED`: replicas never
-   * take the same one) and lease them: their next attempt moves `leaseMs` ahead, so that a process that
-   * dies mid-attempt leaves them due again after the lease, and the attempt counts.
+   * Take up to `limit` deliveries of enabled endpoints due at `now` (`FOR UPDATE SKIP LOCKED`: replicas
+   * never take the same one) and lease them: their next attempt moves `leaseMs` ahead, so that a process
+   * that dies mid-attempt leaves them due again after the lease, and the attempt counts. The service's
+   * clock, not the database's, says what is due: retries are scheduled by it too.
    */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(limit: number, leaseMs: number, now: Date): Promise<ClaimedDelivery[]> {
+    const at = sql`${now.toISOString()}::timestamptz`;
     const claimed = await db.execute<{ id: string }>(sql`
       with due as (
         select d.id from webhook.deliveries d
           join webhook.endpoints e on e.id = d.endpoint_id
-         where d.status = 'pending' and d.next_attempt_at <= now() and e.enabled
+         where d.status = 'pending' and d.next_attempt_at <= ${at} and e.enabled
          order by d.next_attempt_at
          limit ${limit}
          for update of d skip locked)
       update webhook.deliveries d
-         set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}),
+         set next_attempt_at = ${at} + make_interval(secs => ${leaseMs / 1000}),
              attempts = d.attempts + 1, updated_at = now()
         from due where d.id = due.id
       returning d.id`);
@@ -207,11 +215,11 @@ export const createWebhookStore = (db: WebhookDatabase) => ({
     return row?.failingSince ?? at;
   },
 
-  /** Disable an endpoint still enabled; answers the row when this call disabled it. */
-  async disable(endpointId: string, reason: 'gone' | 'failing'): Promise<EndpointRow | undefined> {
+  /** Disable an endpoint still enabled, as of `now`; answers the row when this call disabled it. */
+  async disable(endpointId: string, reason: 'gone' | 'failing', now: Date): Promise<EndpointRow | undefined> {
     const [row] = await db
       .update(endpoints)
-      .set({ enabled: false, disabledReason: reason, disabledAt: sql`now()`, updatedAt: sql`now()` })
+      .set({ enabled: false, disabledReason: reason, disabledAt: now, updatedAt: sql`now()` })
       .where(and(eq(endpoints.id, endpointId), eq(endpoints.enabled, true)))
       .returning();
     return row;

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { ResolvedAddress } from './ssrf';
+import type { ResolvedAddress } from '../domain/ssrf';
 
 /** What one attempt came to. */
 export interface PostOutcome {
@@ -13,20 +13,28 @@ export interface PostOutcome {
   readonly error: string | null;
 }
 
+/** One POST of an attempt, to the address the SSRF check approved. */
+export interface PinnedPost {
+  readonly url: URL;
+  readonly address: ResolvedAddress;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+}
+
+/** Sends the attempts. `node:http(s)` in production (`createHttpPoster`); tests use real receivers. */
+export interface HttpPoster {
+  post(request: PinnedPost): Promise<PostOutcome>;
+}
+
 /**
  * POST `body` to `url`, connecting to `address` only (the address the SSRF check approved: the host
  * name is not resolved again, so a DNS answer that changes in between cannot redirect the request).
  * TLS still verifies the certificate against the URL's host name (SNI too). No connection reuse, no
  * redirects; at most `maxBytes` of the answer are read, and the whole exchange is cut at `timeoutMs`.
  */
-export const postPinned = (options: {
-  url: URL;
-  address: ResolvedAddress;
-  headers: Record<string, string>;
-  body: string;
-  timeoutMs: number;
-  maxBytes: number;
-}): Promise<PostOutcome> => {
+export const postPinned = (options: PinnedPost): Promise<PostOutcome> => {
   const { url, address, body, timeoutMs, maxBytes } = options;
   const started = performance.now();
   const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
@@ -88,3 +96,6 @@ export const postPinned = (options: {
     req.end(body);
   });
 };
+
+/** The HTTP client of the delivery loop: `postPinned`, one connection per attempt. */
+export const createHttpPoster = (): HttpPoster => ({ post: postPinned });

@@ -1,8 +1,9 @@
 import type { BlockList } from 'node:net';
 import type { Logger } from '@esign/telemetry';
+import type { HttpPoster, PostOutcome } from '../adapters/http-poster';
 import type { ClaimedDelivery, EndpointRow, WebhookStore } from '../db/store';
 import { nextAttemptAt } from './backoff';
-import { postPinned, type PostOutcome } from './post';
+import type { Clock } from './clock';
 import type { SecretBox } from './secret-box';
 import { signWebhook } from './signature';
 import { checkTarget, TargetRefusedError, type Lookup } from './ssrf';
@@ -12,8 +13,10 @@ const WITH_DOWNLOAD = new Set(['document.signed', 'signing.completed']);
 /** Characters of a receiver's answer kept in the delivery log. */
 const EXCERPT_CHARS = 1024;
 
+/** What an attempt uses; `now` decides its signature's timestamp, its retry time and the streak's length. */
 export interface AttemptDeps {
   readonly store: WebhookStore;
+  readonly http: HttpPoster;
   readonly secrets: SecretBox;
   readonly allow: BlockList;
   readonly lookup?: Lookup;
@@ -24,7 +27,7 @@ export interface AttemptDeps {
   readonly downloadUrl: (objectKey: string) => Promise<{ url: string; expiresAt: string }>;
   readonly onDisabled: (endpoint: EndpointRow) => Promise<void>;
   readonly logger: Logger;
-  readonly now: () => Date;
+  readonly now: Clock;
 }
 
 /** The exact body of one attempt: the stored snapshot, with a fresh download link where it has one. */
@@ -83,7 +86,7 @@ export const attemptDelivery = async (claimed: ClaimedDelivery, deps: AttemptDep
     };
     const address = addresses[0];
     if (!address) throw new TargetRefusedError('url: no address');
-    outcome = await postPinned({
+    outcome = await deps.http.post({
       url,
       address,
       headers,
@@ -136,7 +139,7 @@ export const attemptDelivery = async (claimed: ClaimedDelivery, deps: AttemptDep
         ? 'failing'
         : undefined;
   if (reason) {
-    const disabled = await deps.store.disable(endpoint.id, reason);
+    const disabled = await deps.store.disable(endpoint.id, reason, deps.now());
     if (disabled) await deps.onDisabled(disabled);
   }
 };

@@ -1,6 +1,6 @@
 import { inNewTrace, untraced, type Logger } from '@esign/telemetry';
-import type { ClaimedDelivery, WebhookStore } from './db/store';
-import { attemptDelivery, type AttemptDeps } from './domain/attempt';
+import type { ClaimedDelivery, WebhookStore } from '../db/store';
+import type { Clock } from '../domain/clock';
 
 export interface DeliveryLoop {
   /** Look for due deliveries now (a new event or a replay was queued). */
@@ -10,13 +10,14 @@ export interface DeliveryLoop {
 }
 
 /**
- * Every `intervalMs` (and at once when notified) claim due deliveries up to the free places of
- * `concurrency` and attempt them. The state lives in Postgres only, so deliveries and their retries
+ * Every `intervalMs` (and at once when notified) claim the deliveries due by `now` up to the free
+ * places of `concurrency` and attempt them (`attempt`: domain/attempt-delivery). The state lives in Postgres only, so deliveries and their retries
  * survive restarts, and replicas share them (`FOR UPDATE SKIP LOCKED` + a lease).
  */
 export const startDeliveryLoop = (deps: {
   store: WebhookStore;
-  attempt: AttemptDeps;
+  attempt: (claimed: ClaimedDelivery) => Promise<void>;
+  now: Clock;
   concurrency: number;
   intervalMs: number;
   leaseMs: number;
@@ -32,7 +33,7 @@ export const startDeliveryLoop = (deps: {
     const job: Promise<void> = inNewTrace(
       'webhook deliver',
       { 'webhook.event_type': claimed.event.type },
-      () => attemptDelivery(claimed, deps.attempt),
+      () => deps.attempt(claimed),
     )
       .catch((err: unknown) =>
         // The lease brings it back after leaseMs.
@@ -57,7 +58,7 @@ export const startDeliveryLoop = (deps: {
         again = false;
         const free = deps.concurrency - active.size;
         if (stopped || free <= 0) break;
-        const claimed = await untraced(() => deps.store.claimDue(free, deps.leaseMs));
+        const claimed = await untraced(() => deps.store.claimDue(free, deps.leaseMs, deps.now()));
         for (const c of claimed) run(c);
         if (claimed.length === free) again = true;
       } while (again && !stopped);
