@@ -90,7 +90,7 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .max(600_000)
       .default(10_000)
       .describe(
-        "Longest the check of one uploaded file's signatures may take (ms), on the verification worker.",
+        "Longest the check of one uploaded file's signatures may take (ms), on the verification worker; past it the worker is replaced and the request answers 400.",
       ),
     SHUTDOWN_GRACE_MS: z.coerce
       .number()
@@ -145,7 +145,9 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .min(100)
       .max(60_000)
       .default(5_000)
-      .describe('Longest one TSA may take to answer (ms) before the next is tried.'),
+      .describe(
+        'Longest one TSA may take to answer (ms) before the next is tried; TSA_TIMEOUT_MS × the number of TSA_URLS must stay below half of SIGN_JOB_BUDGET_MS.',
+      ),
     TSA_TOKEN_MAX_BYTES: z.coerce
       .number()
       .int()
