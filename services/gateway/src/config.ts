@@ -49,7 +49,7 @@ export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
     .regex(/^svc_sandbox_[A-Za-z0-9_]{8,64}$/, 'must be svc_sandbox_ and 8-64 letters, digits or _')
     .default('svc_sandbox_public_demo')
     .describe(
-      "The deployment's public sandbox token (POST /api/v1/sandbox/sign). It is public on purpose: it is shown on /docs, in README and in the Postman environment; it signs nothing and stores nothing.",
+      "The deployment's public sandbox token (POST /api/v1/sandbox/sign). It is public on purpose: it is shown on /docs, in docs/api.md and in the Postman environment; it signs nothing and stores nothing.",
     ),
   SANDBOX_RATE_LIMIT_PER_MINUTE: z.coerce
     .number()
