@@ -5,5 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: ['libs/*', 'services/*', 'test/*/vitest.config.ts'],
+    // NATS and Postgres from NATS_URL / DATABASE_URL, or started for the run when they are unset.
+    globalSetup: ['./test/setup/infra.ts'],
   },
 });

@@ -6,7 +6,8 @@ export default defineConfig({
     name: 'e2e',
     root: import.meta.dirname,
     include: ['**/*.test.ts'],
-    globalSetup: ['./global-setup.ts'],
+    // Project setups run before the root one (vitest.config.ts): NATS and Postgres must exist first.
+    globalSetup: ['../setup/infra.ts', './global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Files share one stack; run them one after another so timings and rate limits stay predictable.

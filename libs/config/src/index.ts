@@ -25,42 +25,78 @@ const port = z.coerce.number().int().min(0).max(65535);
 
 /** Variables every service reads. */
 export const ZBaseEnv = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  /** NATS server(s), comma-separated. */
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
-  /** Prefix for every subject and stream, so that several stacks can share one NATS (tests). */
+  NODE_ENV: z
+    .enum(['development', 'test', 'production'])
+    .default('development')
+    .describe(
+      '`production` refuses what is only for development and tests: pdf-signer without TSA_URLS, webhook without WEBHOOK_SECRET_KEY, document-store with SIGNING_TEST_CLOCK_FILE.',
+    ),
+  LOG_LEVEL: z
+    .enum(['debug', 'info', 'warn', 'error'])
+    .default('info')
+    .describe('Lowest level of the JSON log lines written to stdout: `debug`, `info`, `warn` or `error`.'),
+  NATS_URL: z.string().default('nats://127.0.0.1:4222').describe('NATS server(s), comma-separated.'),
   BUS_PREFIX: z
     .string()
     .regex(/^([a-z0-9_-]+\.)?$/, 'lowercase letters, digits, _ or -, ending in a dot')
-    .default(''),
-  /** Port of /healthz and /readyz for services without an HTTP API of their own. */
-  HEALTH_PORT: port.default(0),
-  /** Time a request to another service may take before it is answered as unavailable. */
-  BUS_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  /**
-   * On SIGTERM, how long the service may take to finish its in-flight work before it exits anyway.
-   * Kubernetes' terminationGracePeriodSeconds must cover it plus the preStop delay (helm/esign).
-   */
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
+    .default('')
+    .describe('Prefix for every subject and stream, so that several stacks can share one NATS (tests).'),
+  HEALTH_PORT: port
+    .default(0)
+    .describe('Port of /healthz and /readyz for services without an HTTP API of their own.'),
+  BUS_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30_000)
+    .describe('Time a request to another service may take before it is answered as unavailable.'),
+  SHUTDOWN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(600_000)
+    .default(20_000)
+    .describe(
+      "On SIGTERM, how long the service may take to finish its in-flight work before it exits anyway. Kubernetes' terminationGracePeriodSeconds must cover it plus the preStop delay (helm/esign).",
+    ),
 });
 export type TBaseEnv = z.infer<typeof ZBaseEnv>;
 
 /** Object storage (MinIO or any S3). */
 export const ZBlobEnv = z.object({
-  S3_ENDPOINT: z.url().default('http://127.0.0.1:9000'),
-  S3_ACCESS_KEY: z.string().default('minioadmin'),
-  S3_SECRET_KEY: z.string().default('minioadmin'),
-  S3_BUCKET: z.string().default('esign'),
-  S3_REGION: z.string().default('us-east-1'),
+  S3_ENDPOINT: z
+    .url()
+    .default('http://127.0.0.1:9000')
+    .describe('Object storage (MinIO or any S3-compatible store) as the services reach it.'),
+  S3_ACCESS_KEY: z.string().default('minioadmin').describe('Access key of the object storage.'),
+  S3_SECRET_KEY: z.string().default('minioadmin').describe('Secret key of the object storage.'),
+  S3_BUCKET: z
+    .string()
+    .default('esign')
+    .describe('The bucket of uploads, signed and generated PDFs (created at start-up when missing).'),
+  S3_REGION: z
+    .string()
+    .default('us-east-1')
+    .describe('Region the requests to the object storage are signed for.'),
 });
 export type TBlobEnv = z.infer<typeof ZBlobEnv>;
 
 /** A Postgres connection string; each service keeps its data in its own schema of this database. */
 export const ZDbEnv = z.object({
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
-  DB_POOL_MAX: z.coerce.number().int().positive().default(10),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .describe(
+      'Postgres connection string; each service keeps its tables in its own schema of this database.',
+    ),
+  DB_POOL_MAX: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10)
+    .describe('Connections the service keeps open to Postgres at most.'),
 });
 export type TDbEnv = z.infer<typeof ZDbEnv>;
 
 export { port as ZPort };
+export { describeEnv, type EnvVariable } from './describe-env';

@@ -10,77 +10,115 @@ import { WORKER_YOUNG_GENERATION_MB } from './workers/worker-limits';
 /** Environment of the pdf-signer service. */
 export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
   .extend({
-    /** PEM private key (RSA or EC) that seals signed PDFs. Or SIGNING_KEY_FILE. */
-    SIGNING_KEY_PEM: z.string().optional(),
-    /** PEM certificate of that key, optionally followed by its chain. Or SIGNING_CERT_FILE. */
-    SIGNING_CERT_PEM: z.string().optional(),
-    SIGNING_KEY_FILE: z.string().optional(),
-    SIGNING_CERT_FILE: z.string().optional(),
-    /** Passphrase of an encrypted PEM key. */
-    SIGNING_KEY_PASSPHRASE: z.string().optional(),
-    /** Largest upload the signer accepts (the gateway enforces the same limit first). */
+    SIGNING_KEY_PEM: z
+      .string()
+      .optional()
+      .describe('PEM private key (RSA or EC) that seals signed PDFs. Or SIGNING_KEY_FILE.'),
+    SIGNING_CERT_PEM: z
+      .string()
+      .optional()
+      .describe('PEM certificate of that key, optionally followed by its chain. Or SIGNING_CERT_FILE.'),
+    SIGNING_KEY_FILE: z
+      .string()
+      .optional()
+      .describe('Path of a file holding the PEM private key (instead of SIGNING_KEY_PEM).'),
+    SIGNING_CERT_FILE: z
+      .string()
+      .optional()
+      .describe('Path of a file holding the PEM certificate and chain (instead of SIGNING_CERT_PEM).'),
+    SIGNING_KEY_PASSPHRASE: z.string().optional().describe('Passphrase of an encrypted PEM key.'),
     MAX_FILE_BYTES: z.coerce
       .number()
       .int()
       .positive()
-      .default(25 * 1024 * 1024),
-    /**
-     * Documents signed at once by one process; more wait their turn (as small messages, not files).
-     * Signing is CPU-bound, so more would not be faster, only hold more documents in memory.
-     */
-    MAX_CONCURRENT_SIGNS: z.coerce.number().int().min(1).max(64).default(2),
-    /**
-     * Signing worker threads, started once at start-up. Default: the number of CPUs. Never more than
-     * MAX_CONCURRENT_SIGNS (a worker signs one document at a time).
-     */
-    SIGN_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
-    /**
-     * Longest one document may take on its worker (ms), well below the gateway's SIGN_TIMEOUT_MS
-     * (60 s): past it the worker is ended and replaced and the request answers invalid_argument.
-     */
-    SIGN_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-    /**
-     * How long a document waits for the warmest signing worker while it is busy with a document that
-     * began less than this many ms ago, before a colder idle worker takes it (ms). Short documents then
-     * stay on one worker, which costs less CPU each than spreading them; none waits behind a long one
-     * more than this. 0: any idle worker at once.
-     */
-    SIGN_SPILL_MS: z.coerce.number().int().min(0).max(10_000).default(50),
-    /**
-     * The service's public address (the gateway's, as people reach it): every audit page prints
-     * `<PUBLIC_BASE_URL>/verify/<auditId>` and a QR code of it. Unset: http://localhost:8080.
-     */
+      .default(25 * 1024 * 1024)
+      .describe('Largest upload the signer accepts (the gateway enforces the same limit first).'),
+    MAX_CONCURRENT_SIGNS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(2)
+      .describe(
+        'Documents signed at once by one process; more wait their turn (as small messages, not files). Signing is CPU-bound, so more would not be faster, only hold more documents in memory.',
+      ),
+    SIGN_WORKERS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        'Signing worker threads, started once at start-up. Default: the number of CPUs. Never more than MAX_CONCURRENT_SIGNS (a worker signs one document at a time).',
+      ),
+    SIGN_JOB_BUDGET_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(30_000)
+      .describe(
+        "Longest one document may take on its worker (ms), well below the gateway's SIGN_TIMEOUT_MS (60 s): past it the worker is ended and replaced and the request answers invalid_argument.",
+      ),
+    SIGN_SPILL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(50)
+      .describe(
+        'How long a document waits for the warmest signing worker while it is busy with a document that began less than this many ms ago, before a colder idle worker takes it (ms). Short documents then stay on one worker, which costs less CPU each than spreading them; none waits behind a long one more than this. 0: any idle worker at once.',
+      ),
     PUBLIC_BASE_URL: z
       .url()
       .regex(/^https?:\/\//, 'an http(s) URL')
       .default('http://localhost:8080')
-      .transform((url) => url.replace(/\/+$/, '')),
-    /**
-     * PAdES baseline level of every seal: `B-T` (signature + RFC 3161 timestamp) or `B-LT` (the same,
-     * then a DSS with the certificates of the signing chain and of the timestamp, in an incremental
-     * update) or `B-LTA` (then a document timestamp over the whole file, one more TSA request per
-     * signing; needs TSA_URLS).
-     */
-    PADES_LEVEL: z.enum(['B-T', 'B-LT', 'B-LTA']).default('B-LT'),
-    /** Longest the check of one uploaded file's signatures may take (ms), on the verification worker. */
-    VERIFY_JOB_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
-    /**
-     * On SIGTERM, how long the signer may take to finish what it holds: longer than one job's budget,
-     * so that a document being signed is finished, not cut (the shared default is 20 s).
-     */
-    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(40_000),
-    /** V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused). */
-    SIGN_WORKER_HEAP_MB: z.coerce.number().int().min(64).max(16_384).default(256),
-    /**
-     * V8 young generation of each signing and verification worker, in MB (0: V8 sizes it from the
-     * machine's or the container's memory). See workers/worker-limits.ts for why it is set.
-     */
-    SIGN_WORKER_YOUNG_MB: z.coerce.number().int().min(0).max(1024).default(WORKER_YOUNG_GENERATION_MB),
-    /**
-     * RFC 3161 time-stamping authorities, comma-separated, tried in order for every signature
-     * (PAdES B-T). Empty: signatures carry no timestamp, for tests of other things only (a warning at
-     * start-up); refused when NODE_ENV=production. `pnpm dev` and the test stacks run a local TSA.
-     */
+      .transform((url) => url.replace(/\/+$/, ''))
+      .describe(
+        "The service's public address (the gateway's, as people reach it): every audit page prints `<PUBLIC_BASE_URL>/verify/<auditId>` and a QR code of it. Unset: http://localhost:8080.",
+      ),
+    PADES_LEVEL: z
+      .enum(['B-T', 'B-LT', 'B-LTA'])
+      .default('B-LT')
+      .describe(
+        'PAdES baseline level of every seal: `B-T` (signature + RFC 3161 timestamp) or `B-LT` (the same, then a DSS with the certificates of the signing chain and of the timestamp, in an incremental update) or `B-LTA` (then a document timestamp over the whole file, one more TSA request per signing; needs TSA_URLS).',
+      ),
+    VERIFY_JOB_BUDGET_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(10_000)
+      .describe(
+        "Longest the check of one uploaded file's signatures may take (ms), on the verification worker; past it the worker is replaced and the request answers 400.",
+      ),
+    SHUTDOWN_GRACE_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .max(600_000)
+      .default(40_000)
+      .describe(
+        "On SIGTERM, how long the signer may take to finish what it holds: longer than one job's budget, so that a document being signed is finished, not cut (the shared default is 20 s).",
+      ),
+    SIGN_WORKER_HEAP_MB: z.coerce
+      .number()
+      .int()
+      .min(64)
+      .max(16_384)
+      .default(256)
+      .describe(
+        'V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused).',
+      ),
+    SIGN_WORKER_YOUNG_MB: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1024)
+      .default(WORKER_YOUNG_GENERATION_MB)
+      .describe(
+        "V8 young generation of each signing and verification worker, in MB (0: V8 sizes it from the machine's or the container's memory). Why it is set: services/pdf-signer/src/workers/worker-limits.ts.",
+      ),
     TSA_URLS: z
       .string()
       .default('')
@@ -97,18 +135,44 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
             .url()
             .regex(/^https?:\/\//, 'an http(s) URL'),
         ),
+      )
+      .describe(
+        'RFC 3161 time-stamping authorities, comma-separated, tried in order for every signature (PAdES B-T). Empty: signatures carry no timestamp, for tests of other things only (a warning at start-up); refused when NODE_ENV=production. `pnpm dev` and the test stacks run a local TSA.',
       ),
-    /** Longest one TSA may take to answer (ms) before the next is tried. */
-    TSA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
-    /** Largest timestamp token accepted; the signature placeholder reserves this much room for it. */
-    TSA_TOKEN_MAX_BYTES: z.coerce.number().int().min(1024).max(65_536).default(12_288),
-    /**
-     * Longest one OCSP responder or CRL server may take to answer (ms). Revocation data is fetched at
-     * start-up and refreshed in the background, never while a document is signed.
-     */
-    REVOCATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
-    /** How often revocation data without a nextUpdate is fetched again (ms); with one, before it. */
-    REVOCATION_REFRESH_MS: z.coerce.number().int().min(10_000).max(86_400_000).default(3_600_000),
+    TSA_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(5_000)
+      .describe(
+        'Longest one TSA may take to answer (ms) before the next is tried; TSA_TIMEOUT_MS × the number of TSA_URLS must stay below half of SIGN_JOB_BUDGET_MS.',
+      ),
+    TSA_TOKEN_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(65_536)
+      .default(12_288)
+      .describe(
+        'Largest timestamp token accepted; the signature placeholder reserves this much room for it.',
+      ),
+    REVOCATION_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(3_000)
+      .describe(
+        'Longest one OCSP responder or CRL server may take to answer (ms). Revocation data is fetched at start-up and refreshed in the background, never while a document is signed.',
+      ),
+    REVOCATION_REFRESH_MS: z.coerce
+      .number()
+      .int()
+      .min(10_000)
+      .max(86_400_000)
+      .default(3_600_000)
+      .describe('How often revocation data without a nextUpdate is fetched again (ms); with one, before it.'),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && env.TSA_URLS.length === 0) {

@@ -57,42 +57,79 @@ const networks = (fallback: string) =>
 export const ZWebhookEnv = ZBaseEnv.extend(ZDbEnv.shape)
   .extend(ZBlobEnv.shape)
   .extend({
-    /**
-     * Base64 of 32 random bytes (`openssl rand -base64 32`): the AES-256-GCM key endpoint secrets are
-     * encrypted with at rest. Required in production; changing it makes existing secrets unreadable.
-     */
     WEBHOOK_SECRET_KEY: z
       .string()
       .optional()
       .refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, {
         message: 'must be base64 of exactly 32 bytes (openssl rand -base64 32)',
-      }),
-    /** Networks endpoints may reach although private or loopback (`pnpm dev`: 127.0.0.1/32). */
-    WEBHOOK_ALLOW_NETWORKS: networks(''),
-    /** Delays between attempts after a failure, comma-separated milliseconds (see DEFAULT_RETRY_SCHEDULE_MS). */
-    WEBHOOK_RETRY_SCHEDULE_MS: msList(DEFAULT_RETRY_SCHEDULE_MS.join(',')),
-    /** Time one attempt may take, connection to last byte read. */
-    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-    /** Bytes of a receiver's answer read at most (the rest is not read). */
-    WEBHOOK_RESPONSE_MAX_BYTES: z.coerce.number().int().min(0).max(65_536).default(4096),
-    /** An endpoint whose every attempt has failed for this long is disabled (default 5 days). */
+      })
+      .describe(
+        'Base64 of 32 random bytes (`openssl rand -base64 32`): the AES-256-GCM key endpoint secrets are encrypted with at rest. Required in production; changing it makes existing secrets unreadable.',
+      ),
+    WEBHOOK_ALLOW_NETWORKS: networks('').describe(
+      'Networks endpoints may reach although private or loopback (`pnpm dev`: 127.0.0.1/32).',
+    ),
+    WEBHOOK_RETRY_SCHEDULE_MS: msList(DEFAULT_RETRY_SCHEDULE_MS.join(',')).describe(
+      'Delays between attempts after a failure, comma-separated milliseconds, each ±20 % jitter (default: 5 s, 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 20 h: eleven attempts over about 3 days); then the delivery is failed.',
+    ),
+    WEBHOOK_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(10_000)
+      .describe('Time one attempt may take, connection to last byte read.'),
+    WEBHOOK_RESPONSE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(65_536)
+      .default(4096)
+      .describe("Bytes of a receiver's answer read at most (the rest is not read)."),
     WEBHOOK_DISABLE_AFTER_MS: z.coerce
       .number()
       .int()
       .positive()
-      .default(5 * 24 * 3600 * 1000),
-    /** How often the delivery loop looks for due attempts (new events wake it at once). */
-    WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
-    /** Attempts in flight at once per process. */
-    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-    /** Life of the signed PDF's download link in a payload (made again for every attempt). */
-    WEBHOOK_DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
-    /** Finished deliveries (with their attempts) and events are kept this long, then removed. */
-    WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-    /** How often the retention sweep runs. */
-    WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(3_600_000),
-    /** Object storage as receivers reach it, for download links (default: S3_ENDPOINT). */
-    S3_PUBLIC_ENDPOINT: z.url().optional(),
+      .default(5 * 24 * 3600 * 1000)
+      .describe('An endpoint whose every attempt has failed for this long is disabled (default 5 days).'),
+    WEBHOOK_POLL_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(60_000)
+      .default(1000)
+      .describe('How often the delivery loop looks for due attempts (new events wake it at once).'),
+    WEBHOOK_CONCURRENCY: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .default(16)
+      .describe('Attempts in flight at once per process.'),
+    WEBHOOK_DOWNLOAD_URL_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(86_400)
+      .default(3600)
+      .describe("Life of the signed PDF's download link in a payload (made again for every attempt)."),
+    WEBHOOK_RETENTION_DAYS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .default(30)
+      .describe('Finished deliveries (with their attempts) and events are kept this long, then removed.'),
+    WEBHOOK_SWEEP_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(3_600_000)
+      .describe('How often the retention sweep runs.'),
+    S3_PUBLIC_ENDPOINT: z
+      .url()
+      .optional()
+      .describe('Object storage as receivers reach it, for download links (default: S3_ENDPOINT).'),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && env.WEBHOOK_SECRET_KEY === undefined) {
