@@ -1,5 +1,4 @@
-export * from './s3-server';
-export * from './start-test-s3';
+export * from './s3/index';
 export * from './smtp-capture';
 export * from './test-tsa';
 export * from './openssl-ca';

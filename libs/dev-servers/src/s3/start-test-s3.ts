@@ -2,7 +2,7 @@ import { statfsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startS3Server } from './s3-server';
+import { startS3Server } from './server';
 
 export interface TestS3 {
   readonly endpoint: string;
@@ -27,7 +27,7 @@ const scratchRoot = (): string => {
 };
 
 /**
- * The embedded S3-protocol server (./s3-server) on a loopback port (a free one by default), storing
+ * The embedded S3-protocol server (./server) on a loopback port (a free one by default), storing
  * under `directory` (kept, and re-read at the next start) or else under a temporary folder removed by
  * `stop`. It accepts any credentials; these are the ones handed to clients.
  */
