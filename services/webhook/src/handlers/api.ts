@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { endpoint, type Endpoint } from '@esign/bus';
 import {
@@ -16,20 +16,15 @@ import {
   type TWebhookDelivery,
   type TWebhookEndpoint,
 } from '@esign/contracts';
+import { randomBase62 } from '@esign/ids';
 import type { AttemptRow, DeliveryRow, EndpointRow, WebhookStore } from '../db/store';
 import { publicEventId } from '../domain/events';
 import type { SecretBox } from '../domain/secret-box';
 import { newWebhookSecret } from '../domain/signature';
 import { checkTarget, TargetRefusedError, TargetUnresolvedError, type Lookup } from '../domain/ssrf';
 
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** `wh_` + 24 base62 characters (about 143 bits). */
-const newWebhookId = () => {
-  let id = '';
-  // 248 = 4 × 62: no modulo bias.
-  while (id.length < 24) for (const b of randomBytes(32)) if (b < 248 && id.length < 24) id += BASE62[b % 62];
-  return `wh_${id}`;
-};
+const newWebhookId = () => `wh_${randomBase62(24)}`;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
