@@ -1,4 +1,4 @@
-import type { CapturedMail } from '@esign/testing';
+import type { CapturedMail } from '@esign/dev-servers';
 
 /**
  * What `pnpm dev` prints for a caught email, as log lines (JSON, like the services'): who it is for,

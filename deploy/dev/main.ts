@@ -15,7 +15,7 @@ import {
   startServices,
   type ServiceName,
 } from '@esign/stack';
-import { startSmtpCapture, startTestTsa, type SmtpCapture, type TestTsa } from '@esign/testing';
+import { startSmtpCapture, startTestTsa, type SmtpCapture, type TestTsa } from '@esign/dev-servers';
 import { describeCapturedMail } from './describe-mail';
 import { formatLogLine } from './format-log';
 

@@ -21,7 +21,8 @@ import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { connectBus } from '@esign/bus';
 import { DocumentList, KeyCreate, type TListDocumentsRequest } from '@esign/contracts';
-import { startTestStack, type ServiceName } from '@esign/stack';
+import type { ServiceName } from '@esign/stack';
+import { startTestStack } from '../support/test-stack';
 import { createLogger } from '@esign/telemetry';
 import pg from 'pg';
 

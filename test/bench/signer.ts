@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { createBlobStore } from '@esign/blob';
 import { connectBus } from '@esign/bus';
 import { PdfSign } from '@esign/contracts';
-import { startTestStack } from '@esign/stack';
+import { startTestStack } from '../support/test-stack';
 import { createLogger } from '@esign/telemetry';
 import { makeLargePdf, makePdf, makePng } from '@esign/testing';
 import { rssBytes, threadCpuMs } from './proc';

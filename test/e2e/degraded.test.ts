@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlobStore } from '@esign/blob';
 import { connectBus, type Bus } from '@esign/bus';
 import { KeyCreate, KeyRevoke } from '@esign/contracts';
-import { startTestStack, type RunningStack, type TestStack } from '@esign/stack';
+import type { RunningStack } from '@esign/stack';
+import { startTestStack, type TestStack } from '../support/test-stack';
 import { createLogger } from '@esign/telemetry';
 import { makePdf, makePng } from '@esign/testing';
 

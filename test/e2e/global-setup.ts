@@ -2,7 +2,8 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { buildWebPages, freePort, SERVICE_NAMES, startTestStack } from '@esign/stack';
+import { buildWebPages, freePort, SERVICE_NAMES } from '@esign/stack';
+import { startTestStack } from '../support/test-stack';
 import { startSmtpCapture } from '@esign/testing';
 
 export interface StackInfo {

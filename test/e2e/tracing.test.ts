@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectBus, type Bus } from '@esign/bus';
 import { KeyCreate } from '@esign/contracts';
-import { startTestStack, type RunningStack, type TestStack } from '@esign/stack';
+import type { RunningStack } from '@esign/stack';
+import { startTestStack, type TestStack } from '../support/test-stack';
 import { createLogger } from '@esign/telemetry';
 import { makePdf, makePng } from '@esign/testing';
 

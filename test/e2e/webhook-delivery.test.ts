@@ -16,7 +16,7 @@ import {
   WebhookRotateSecret,
   type TWebhookEventType,
 } from '@esign/contracts';
-import { startTestStack, type TestStack } from '@esign/stack';
+import { startTestStack, type TestStack } from '../support/test-stack';
 import { createLogger } from '@esign/telemetry';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@esign/testing';
 

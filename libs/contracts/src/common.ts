@@ -1,25 +1,16 @@
-import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 
 /** Prefix of every audit ID this service issues. */
 export const AUDIT_ID_PREFIX = 'ESG';
-const AUDIT_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
-/** `<PREFIX>-XXXX-XXXX-XXXX`: a short prefix, then three groups of four uppercase alphanumerics. */
+/**
+ * `<PREFIX>-XXXX-XXXX-XXXX`: a short prefix, then three groups of four uppercase alphanumerics. New ones
+ * are made by `newAuditId` in `@esign/ids` (Node only), so that this library runs in a browser too.
+ */
 export const ZAuditId = z
   .string()
   .regex(/^[A-Z]{2,8}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/, 'not an audit ID');
 export type TAuditId = z.infer<typeof ZAuditId>;
-
-/**
- * A new random audit ID (60 bits of entropy; ambiguous characters 0/O and 1/I are left out so that
- * a person can read one aloud or copy it from paper).
- */
-export const newAuditId = (): string => {
-  const group = () =>
-    Array.from({ length: 4 }, () => AUDIT_ALPHABET[randomInt(AUDIT_ALPHABET.length)]).join('');
-  return `${AUDIT_ID_PREFIX}-${group()}-${group()}-${group()}`;
-};
 
 /** `sha256:` followed by 64 lowercase hex digits. */
 export const ZFileHash = z.string().regex(/^sha256:[0-9a-f]{64}$/);

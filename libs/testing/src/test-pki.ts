@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeTestCa, openssl } from './openssl-ca';
+import { makeTestCa, openssl } from '@esign/dev-servers';
 
 /** The end-entity certificates a test PKI issues, by how their revocation is served. */
 export type TestPkiCertName =

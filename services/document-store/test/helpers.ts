@@ -1,11 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { connectBus, type Bus } from '@esign/bus';
-import {
-  newAuditId,
-  ServiceError,
-  type TRecordDocumentRequest,
-  type TStoredAuditEvent,
-} from '@esign/contracts';
+import { ServiceError, type TRecordDocumentRequest, type TStoredAuditEvent } from '@esign/contracts';
+import { newAuditId } from '@esign/ids';
 import { createLogger } from '@esign/telemetry';
 import { createTestDatabase, testNatsUrl, uniqueBusPrefix, type TestDatabase } from '@esign/testing';
 import { loadDocumentStoreConfig, type TDocumentStoreConfig } from '../src/config';

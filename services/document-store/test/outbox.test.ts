@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DocumentRecord, DocumentSigned, newAuditId } from '@esign/contracts';
+import { DocumentRecord, DocumentSigned } from '@esign/contracts';
+import { newAuditId } from '@esign/ids';
 import type { JsMsg } from 'nats';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

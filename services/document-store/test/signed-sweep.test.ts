@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createBlobStore, type BlobStore } from '@esign/blob';
-import { DocumentRecord, newAuditId } from '@esign/contracts';
+import { DocumentRecord } from '@esign/contracts';
+import { newAuditId } from '@esign/ids';
 import { createLogger } from '@esign/telemetry';
 import { startTestS3, type TestS3 } from '@esign/testing';
 import pg from 'pg';

@@ -1,5 +1,6 @@
 import { createHash, webcrypto } from 'node:crypto';
-import { newAuditId, ServiceError } from '@esign/contracts';
+import { ServiceError } from '@esign/contracts';
+import { newAuditId } from '@esign/ids';
 import type { TAuditEvent, TDocumentKind, TPosition, TSignature, TSigner } from '@esign/contracts';
 import { addAuditPage } from './add-audit-page';
 import { appendDocumentTimestamp, appendDss, certificatesOfCms } from './append-dss';

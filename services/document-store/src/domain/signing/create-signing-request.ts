@@ -1,12 +1,11 @@
-import { randomInt } from 'node:crypto';
 import {
   MAX_SIGNING_SUBJECT_LENGTH,
-  newAuditId,
   ServiceError,
   SigningRequested,
   type SigningCreate,
   type TSigningRequestCreated,
 } from '@esign/contracts';
+import { newAuditId, randomBase62 } from '@esign/ids';
 import type { z } from 'zod';
 import {
   appendSigningEvent,
@@ -24,12 +23,10 @@ import { reminderDueAt, type SigningDeps } from './signing-deps';
 /** Where the gateway keeps the originals of signing requests (no lifecycle rule expires them). */
 export const PENDING_PREFIX = 'pending/';
 
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** `send_` + 24 base62 characters from the CSPRNG (~143 bits). */
-export const newSendId = (): string =>
-  `send_${Array.from({ length: 24 }, () => BASE62[randomInt(BASE62.length)]).join('')}`;
+export const newSendId = (): string => `send_${randomBase62(24)}`;
 
 const toCreated = (r: TSigningRequestRow): TSigningRequestCreated => ({
   sendId: r.id,

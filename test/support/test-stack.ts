@@ -1,3 +1,4 @@
+import { startServices, type RunningStack, type StackOptions } from '@esign/stack';
 import {
   createTestDatabase,
   startTestS3,
@@ -8,7 +9,6 @@ import {
   type TestS3,
   type TestTsa,
 } from '@esign/testing';
-import { startServices, type RunningStack, type StackOptions } from './services';
 
 export interface TestStack {
   readonly stack: RunningStack;

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestS3 } from './infra';
-import { startS3Server, type S3Server } from './s3-server';
+import { startTestS3 } from '../src/s3/start-test-s3';
+import { startS3Server, type S3Server } from '../src/s3/server';
 
 const MiB = 1024 * 1024;
 const DAY_MS = 86_400_000;
