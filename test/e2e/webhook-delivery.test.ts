@@ -18,7 +18,12 @@ import {
 } from '@esign/contracts';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { createLogger } from '@esign/telemetry';
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@esign/testing';
+import {
+  startWebhookReceiver,
+  type ReceivedWebhook,
+  type WebhookReceiver,
+  unackedMessages,
+} from '@esign/testing';
 
 // The webhook service as its own process (as deployed) on real NATS and Postgres, in a stack of its
 // own (so that it can be restarted and run with a fast retry schedule); signing events are published
@@ -80,16 +85,7 @@ const base = (accountId: string) => ({
   fileName: 'lease.pdf',
 });
 
-/** Messages of the service's durable consumers not yet acked: 0 once every event published is recorded. */
-const unacked = async (...durables: string[]): Promise<number> => {
-  const jsm = await bus.connection.jetstreamManager();
-  let total = 0;
-  for (const durable of durables) {
-    const info = await jsm.consumers.info(bus.streamName, durable);
-    total += info.num_pending + info.num_ack_pending;
-  }
-  return total;
-};
+const unacked = (...durables: string[]) => unackedMessages(bus, ...durables);
 
 /** The endpoint's deliveries as `[status, attempts]`, newest first. */
 const deliveryStates = async (ep: { accountId: string; id: string }) =>

@@ -30,6 +30,7 @@ import {
   type SmtpCapture,
   type TestDatabase,
   type TestS3,
+  unackedMessages,
 } from '@esign/testing';
 import { loadMailerConfig, startMailerService, type MailerService } from '../src';
 
@@ -79,19 +80,7 @@ const waitForMail = async (address: string, count = 1): Promise<CapturedMail[]> 
   return mailsTo(address);
 };
 
-/**
- * Messages of the mailer's durable consumers not yet acked (pending or in flight): 0 once every event
- * published so far has been handled, the positive signal before asserting that something did not happen.
- */
-const unacked = async (...durables: string[]): Promise<number> => {
-  const jsm = await docs.connection.jetstreamManager();
-  let total = 0;
-  for (const durable of durables) {
-    const info = await jsm.consumers.info(docs.streamName, durable);
-    total += info.num_pending + info.num_ack_pending;
-  }
-  return total;
-};
+const unacked = (...durables: string[]) => unackedMessages(docs, ...durables);
 const MAILER_CONSUMERS = [
   'mailer-signing-requested',
   'mailer-signing-reminder-due',

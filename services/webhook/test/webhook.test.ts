@@ -30,6 +30,7 @@ import {
   type ReceivedWebhook,
   type TestDatabase,
   type WebhookReceiver,
+  unackedMessages,
 } from '@esign/testing';
 import { loadWebhookConfig, startWebhookService, type WebhookService } from '../src';
 import type { Lookup } from '../src/domain/ssrf';
@@ -118,11 +119,7 @@ const settled = async (ep: { accountId: string; webhookId: string }, attempts: n
   return delivery;
 };
 
-/** Messages of the service's durable consumer not yet acked: 0 once every event published is recorded. */
-const unacked = async (durable: string): Promise<number> => {
-  const info = await (await bus.connection.jetstreamManager()).consumers.info(bus.streamName, durable);
-  return info.num_pending + info.num_ack_pending;
-};
+const unacked = (...durables: string[]) => unackedMessages(bus, ...durables);
 
 const viewed = (accountId: string) => ({
   eventId: randomUUID(),
