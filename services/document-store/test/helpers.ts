@@ -1,11 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { connectBus, type Bus } from '@esign/bus';
-import {
-  newAuditId,
-  ServiceError,
-  type TRecordDocumentRequest,
-  type TStoredAuditEvent,
-} from '@esign/contracts';
+import { newAuditId, type TRecordDocumentRequest, type TStoredAuditEvent } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { createTestDatabase, testNatsUrl, uniqueBusPrefix, type TestDatabase } from '@esign/testing';
 import { loadDocumentStoreConfig, type TDocumentStoreConfig } from '../src/config';
@@ -66,17 +61,6 @@ export const recordRequest = (overrides: Partial<TRecordDocumentRequest> = {}): 
   events: [{ event: 'document.signed', timestamp: '2025-01-15T12:00:00.000Z', details: {} }],
   ...overrides,
 });
-
-/** The ServiceError a call fails with; fails the test when the call succeeds. */
-export const rejection = async (promise: Promise<unknown>): Promise<ServiceError> => {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ServiceError) return err;
-    throw err;
-  }
-  throw new Error('expected a ServiceError, but the call succeeded');
-};
 
 // An independent re-implementation of the documented canonical form, so the test checks the doc too.
 const canonical = (value: unknown): string => {
