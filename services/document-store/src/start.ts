@@ -59,6 +59,12 @@ export const startDocumentStore = (
     logger?: Logger;
     /** The clock of the signing requests (expiry, views, declines…); tests control it. */
     now?: () => Date;
+    /**
+     * The clock of the sweep of signed objects, whose ages are real storage times (tests move it past
+     * the grace period instead of waiting it out). Not `now`: a signing test's clock days ahead
+     * would sweep the objects of signings under way.
+     */
+    signedSweepNow?: () => Date;
   } = {},
 ): Promise<DocumentStore> => {
   const logger = options.logger ?? createLogger({ service: 'document-store', level: config.LOG_LEVEL });
@@ -108,6 +114,7 @@ export const startDocumentStore = (
           }),
           intervalMs: config.SIGNED_SWEEP_INTERVAL_MS,
           logger,
+          now: options.signedSweepNow,
         }),
       );
     }

@@ -8,15 +8,13 @@ import {
   type TListDocumentsRequest,
   type TRecordDocumentRequest,
 } from '@esign/contracts';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDocumentStore, type DocumentStore } from '../src/start';
-import { createTestBed, recordRequest, verifyAuditChain, type TestBed } from './helpers';
+import type pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { recordRequest, test, verifyAuditChain, type TestBed } from './helpers';
 
 const ISO_MS_Z = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 let bed: TestBed;
-let sut: DocumentStore;
 let db: pg.Client;
 
 const record = (request: TRecordDocumentRequest) => bed.client.request(DocumentRecord, request);
@@ -30,17 +28,9 @@ const raw = async (subject: string, body: unknown) => {
   return ZEnvelope.parse(decodeJson(reply.data));
 };
 
-beforeAll(async () => {
-  bed = await createTestBed('docs');
-  sut = await startDocumentStore(bed.config);
-  db = new pg.Client({ connectionString: bed.database.url });
-  await db.connect();
-});
-
-afterAll(async () => {
-  await db?.end();
-  await sut?.stop();
-  await bed?.close();
+test.beforeAll(({ bed: fileBed, db: fileDb }) => {
+  bed = fileBed;
+  db = fileDb;
 });
 
 describe('document.record and document.get', () => {

@@ -7,15 +7,16 @@ import { DocumentList, DocumentRecord, type TListDocumentsRequest } from '@esign
 import { createDatabase, migrateSchema } from '@esign/db';
 import { createTestDatabase, uniqueBusPrefix } from '@esign/testing';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDocumentStoreConfig } from '../src/config';
 import { EXACT_COUNT_LIMIT } from '../src/db/list-documents-query';
 import { schema } from '../src/db/schema';
-import { startDocumentStore, type DocumentStore } from '../src/start';
-import { createTestBed, recordRequest, type TestBed } from './helpers';
+import { startDocumentStore } from '../src/start';
+import { recordRequest, test, type TestBed } from './helpers';
+
+test.override('storeOptions', { label: 'docs_scale', config: { DB_POOL_MAX: 8 } });
 
 let bed: TestBed;
-let sut: DocumentStore;
 let db: pg.Client;
 
 type TListReply = Awaited<ReturnType<typeof list>>;
@@ -50,17 +51,9 @@ const countedInDb = async (accountId: string) => {
   return rows[0];
 };
 
-beforeAll(async () => {
-  bed = await createTestBed('docs_scale');
-  sut = await startDocumentStore({ ...bed.config, DB_POOL_MAX: 8 });
-  db = new pg.Client({ connectionString: bed.database.url });
-  await db.connect();
-});
-
-afterAll(async () => {
-  await db?.end();
-  await sut?.stop();
-  await bed?.close();
+test.beforeAll(({ bed: fileBed, db: fileDb }) => {
+  bed = fileBed;
+  db = fileDb;
 });
 
 describe('the account count', () => {

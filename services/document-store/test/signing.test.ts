@@ -24,34 +24,33 @@ import { createLogger } from '@esign/telemetry';
 import { startTestS3 } from '@esign/testing';
 import pg from 'pg';
 import type { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDocumentStore, type DocumentStore } from '../src/start';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createSigningSweep } from '../src/sweep/signing-sweep';
-import { createTestBed, recordRequest, verifyAuditChain, waitFor, type TestBed } from './helpers';
+import { recordRequest, test, verifyAuditChain, type TestBed } from './helpers';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 let bed: TestBed;
-let sut: DocumentStore;
 let db: pg.Client;
 let pool: pg.Pool;
 /** The store's clock: each test sets it. */
 let clock = new Date('2026-01-05T10:00:00.000Z');
 
-beforeAll(async () => {
-  bed = await createTestBed('signing');
-  // The sweep is run by hand, at chosen instants.
-  sut = await startDocumentStore({ ...bed.config, SIGNING_SWEEP_INTERVAL_MS: 0 }, { now: () => clock });
-  db = new pg.Client({ connectionString: bed.database.url });
-  await db.connect();
+// The sweep is run by hand, at chosen instants.
+test.override('storeOptions', {
+  label: 'signing',
+  config: { SIGNING_SWEEP_INTERVAL_MS: 0 },
+  now: () => clock,
+});
+
+test.beforeAll(({ bed: fileBed, db: fileDb }) => {
+  bed = fileBed;
+  db = fileDb;
   pool = new pg.Pool({ connectionString: bed.database.url, max: 2 });
 });
 
 afterAll(async () => {
   await pool?.end();
-  await db?.end();
-  await sut?.stop();
-  await bed?.close();
 });
 
 type TCreate = z.input<(typeof SigningCreate)['request']>;
@@ -729,12 +728,17 @@ describe('tokens', () => {
 
   it('every signing event the outbox holds passes its contract and reaches the stream', async () => {
     // The relay leaves a row that fails its contract unpublished: all must be published.
-    await waitFor(async () => {
-      const { rows } = await db.query<{ n: number }>(
-        "select count(*)::int as n from documents.outbox where subject like 'events.signing.%' and published_at is null",
-      );
-      return rows[0]?.n === 0 ? true : undefined;
-    }, 10_000);
+    await expect
+      .poll(
+        async () =>
+          (
+            await db.query<{ n: number }>(
+              "select count(*)::int as n from documents.outbox where subject like 'events.signing.%' and published_at is null",
+            )
+          ).rows[0]?.n,
+        { timeout: 10_000 },
+      )
+      .toBe(0);
     const { rows } = await db.query<{ subject: string }>(
       "select distinct subject from documents.outbox where subject like 'events.signing.%' order by subject",
     );
