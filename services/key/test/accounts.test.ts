@@ -352,10 +352,14 @@ describe('session lifetimes', () => {
     const { session } = await signUpAndIn();
     clockOffsetMs += 31 * MINUTE;
     await expect
-      .poll(async () => (await db.query('select 1 from key.sessions where id = $1', [session.sessionId])).rowCount, {
-        timeout: 3000,
-        interval: 50,
-      })
+      .poll(
+        async () =>
+          (await db.query('select 1 from key.sessions where id = $1', [session.sessionId])).rowCount,
+        {
+          timeout: 3000,
+          interval: 50,
+        },
+      )
       .toBe(0);
   });
 });
@@ -520,12 +524,14 @@ describe('an account’s keys', () => {
       keyId: first.keyId,
     });
     expect(revoked).toMatchObject({ keyId: first.keyId, accountId: owner.accountId, alreadyRevoked: false });
-    await expect.poll(() => revokedEvents.find((e) => e.keyId === first.keyId), { timeout: 2000 }).toEqual({
-      keyId: first.keyId,
-      keyHash: sha256(first.apiKey),
-      accountId: owner.accountId,
-      revokedAt: revoked.revokedAt,
-    });
+    await expect
+      .poll(() => revokedEvents.find((e) => e.keyId === first.keyId), { timeout: 2000 })
+      .toEqual({
+        keyId: first.keyId,
+        keyHash: sha256(first.apiKey),
+        accountId: owner.accountId,
+        revokedAt: revoked.revokedAt,
+      });
     await expect(client.request(KeyVerify, { keyHash: sha256(first.apiKey) })).rejects.toMatchObject({
       code: 'unauthenticated',
     });

@@ -157,9 +157,10 @@ describe('key.create and key.verify', () => {
         .poll(
           async () =>
             (
-              await db.query<{ last_used_at: Date | null }>('select last_used_at from key.api_keys where id = $1', [
-                created.keyId,
-              ])
+              await db.query<{ last_used_at: Date | null }>(
+                'select last_used_at from key.api_keys where id = $1',
+                [created.keyId],
+              )
             ).rows[0]?.last_used_at,
           { timeout: 2000, interval: 20 },
         )
@@ -182,12 +183,14 @@ describe('key.revoke', () => {
       alreadyRevoked: false,
     });
 
-    await expect.poll(() => revokedEvents.find((e) => e.keyId === created.keyId), { timeout: 1000 }).toEqual({
-      keyId: created.keyId,
-      keyHash,
-      accountId: created.accountId,
-      revokedAt: revoked.revokedAt,
-    });
+    await expect
+      .poll(() => revokedEvents.find((e) => e.keyId === created.keyId), { timeout: 1000 })
+      .toEqual({
+        keyId: created.keyId,
+        keyHash,
+        accountId: created.accountId,
+        revokedAt: revoked.revokedAt,
+      });
 
     await expect(client.request(KeyVerify, { keyHash })).rejects.toMatchObject({ code: 'unauthenticated' });
 
