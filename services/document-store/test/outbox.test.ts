@@ -155,12 +155,13 @@ describe('outbox relay', () => {
     // Stopped means no relay of this process polls any more (stop waited for its last pass).
     expect((await readStream()).some((m) => m.headers?.get('Nats-Msg-Id') === outboxId)).toBe(false);
 
-    await start(bed.config);
+    // Polls every 100 ms (the default is a second), so that the late row below is not waited for long.
+    await start({ ...bed.config, OUTBOX_POLL_MS: 100 });
     const msg = await waitForMessage(outboxId);
     expect(msg.json()).toEqual(payload);
     expect((await outboxRow(documentId))?.published_at).toBeInstanceOf(Date);
 
-    // A row nobody announces (another process wrote it) goes out on the next one-second poll.
+    // A row nobody announces (another process wrote it) goes out on the next poll.
     const lateId = randomUUID();
     await db.query(`insert into documents.outbox (id, subject, payload) values ($1, $2, $3)`, [
       lateId,
