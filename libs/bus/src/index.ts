@@ -2,3 +2,4 @@ export * from './bus';
 export * from './envelope';
 export * from './trace-context';
 export * from './consume';
+export * from './bus-resource';

@@ -31,21 +31,25 @@ const connect = async (name = 'consumer'): Promise<Bus> => {
   return bus;
 };
 
-const waitFor = async <T>(check: () => T | undefined, timeoutMs = 5000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
+/** Work that takes a while in a handler (the thing a test measures: concurrency, a drain). */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const consumerInfo = async (durable: string) => {
   const jsm = await publisher.connection.jetstreamManager();
   return jsm.consumers.info(publisher.streamName, durable);
 };
+
+/**
+ * Wait until the consumer has nothing left: every message delivered and acked (or parked). Only
+ * then can a test tell that something did not happen (no further delivery, no second call).
+ */
+const settled = (durable: string) =>
+  expect
+    .poll(async () => {
+      const info = await consumerInfo(durable);
+      return { pending: info.num_pending, unacked: info.num_ack_pending };
+    })
+    .toEqual({ pending: 0, unacked: 0 });
 
 beforeAll(async () => {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -88,19 +92,15 @@ describe('bus.consume', () => {
     });
     await context.with(parent, () => publisher.publish(Happened, { n: 1 }, { msgId: 'acks-1' }));
 
-    const got = await waitFor(() => seen[0]);
-    expect(got.n).toBe(1);
-    expect(got.traceId).toBe(traceId);
-    expect(got.ctx).toMatchObject({ subject: Happened.subject, deliveryCount: 1, msgId: 'acks-1' });
+    await expect.poll(() => seen).toHaveLength(1);
+    const [got] = seen;
+    expect(got?.n).toBe(1);
+    expect(got?.traceId).toBe(traceId);
+    expect(got?.ctx).toMatchObject({ subject: Happened.subject, deliveryCount: 1, msgId: 'acks-1' });
     expect(publisher.streamName).toBe(`${prefix.replace('.', '_')}EVENTS`);
     const info = await consumerInfo('acks');
     expect(info.config.filter_subject).toBe(`${prefix}${Happened.subject}`);
-    await expect
-      .poll(async () => {
-        const i = await consumerInfo('acks');
-        return { pending: i.num_pending, unacked: i.num_ack_pending };
-      })
-      .toEqual({ pending: 0, unacked: 0 });
+    await settled('acks');
   });
 
   it('redelivers the same message after a failure, later, and acks it once it succeeds', async () => {
@@ -117,8 +117,8 @@ describe('bus.consume', () => {
       { durable: 'retries', retryDelaysMs: [400] },
     );
     await publisher.publish(Happened, { n: 7 });
-    await waitFor(() => (deliveries.length >= 2 ? true : undefined));
-    await sleep(700);
+    await expect.poll(() => deliveries.length).toBeGreaterThanOrEqual(2);
+    await settled('retries');
     expect(deliveries).toHaveLength(2);
     const [first, second] = deliveries;
     expect(second?.n).toBe(7);
@@ -127,7 +127,6 @@ describe('bus.consume', () => {
     // nak with a delay: 400 ms ± 20 % jitter.
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(300);
     expect(lines.some((l) => l.msg === 'event handler failed; redelivery scheduled')).toBe(true);
-    await expect.poll(async () => (await consumerInfo('retries')).num_ack_pending).toBe(0);
   });
 
   it('parks a message that fails its contract without calling the handler, and logs where it is', async () => {
@@ -147,16 +146,15 @@ describe('bus.consume', () => {
       encodeJson({ n: 'not a number' }),
     );
     await publisher.publish(Happened, { n: 2 });
-    await waitFor(() => (handled.includes(2) ? true : undefined));
-    const parked = await waitFor(() =>
-      lines.find((l) => l.msg === 'event parked' && l.streamSequence === ack.seq),
-    );
-    expect(parked).toMatchObject({
-      level: 'error',
-      subject: Happened.subject,
-      reason: 'payload fails its contract',
-    });
-    await sleep(300);
+    await expect.poll(() => handled).toContain(2);
+    await expect
+      .poll(() => lines.find((l) => l.msg === 'event parked' && l.streamSequence === ack.seq))
+      .toMatchObject({
+        level: 'error',
+        subject: Happened.subject,
+        reason: 'payload fails its contract',
+      });
+    await settled('poison');
     expect(handled).toEqual([2]);
     const info = await consumerInfo('poison');
     expect(info.num_ack_pending).toBe(0);
@@ -179,15 +177,13 @@ describe('bus.consume', () => {
     );
     const first = await publisher.jetstream.publish(`${prefix}${Happened.subject}`, encodeJson({ n: 30 }));
     const second = await publisher.jetstream.publish(`${prefix}${Happened.subject}`, encodeJson({ n: 31 }));
-    const exhausted = await waitFor(() =>
-      lines.find((l) => l.msg === 'event parked' && l.streamSequence === first.seq),
-    );
-    expect(exhausted).toMatchObject({ reason: 'failed on all 3 deliveries', deliveryCount: 3 });
-    const unprocessable = await waitFor(() =>
-      lines.find((l) => l.msg === 'event parked' && l.streamSequence === second.seq),
-    );
-    expect(unprocessable).toMatchObject({ reason: 'unprocessable', deliveryCount: 1 });
-    await sleep(500);
+    await expect
+      .poll(() => lines.find((l) => l.msg === 'event parked' && l.streamSequence === first.seq))
+      .toMatchObject({ reason: 'failed on all 3 deliveries', deliveryCount: 3 });
+    await expect
+      .poll(() => lines.find((l) => l.msg === 'event parked' && l.streamSequence === second.seq))
+      .toMatchObject({ reason: 'unprocessable', deliveryCount: 1 });
+    await settled('exhausted');
     expect(calls.filter((n) => n === 30)).toHaveLength(3);
     expect(calls.filter((n) => n === 31)).toHaveLength(1);
   });
@@ -206,7 +202,7 @@ describe('bus.consume', () => {
     );
     await publisher.publish(Happened, { n: 100 });
     await publisher.publish(Happened, { n: 101 });
-    await waitFor(() => (got.length === 2 ? true : undefined));
+    await expect.poll(() => got).toHaveLength(2);
     await first.drain();
 
     await publisher.publish(Happened, { n: 102 });
@@ -221,8 +217,8 @@ describe('bus.consume', () => {
       },
       { durable: 'restart' },
     );
-    await waitFor(() => (after.length >= 2 ? true : undefined));
-    await sleep(200);
+    await expect.poll(() => after.length).toBeGreaterThanOrEqual(2);
+    await settled('restart');
     // Everything published before this consumer first existed is in the stream too; only the
     // consumer's own position decides, and it had acked 100 and 101.
     expect(got.filter((n) => n >= 100)).toEqual([100, 101]);
@@ -247,7 +243,7 @@ describe('bus.consume', () => {
       { durable: 'bounded', concurrency: 2 },
     );
     for (let n = 200; n < 208; n++) await publisher.publish(Happened, { n });
-    await waitFor(() => (done.filter((n) => n >= 200).length === 8 ? true : undefined), 10_000);
+    await expect.poll(() => done.filter((n) => n >= 200), { timeout: 10_000 }).toHaveLength(8);
     expect(peak).toBe(2);
   });
 
@@ -269,7 +265,7 @@ describe('bus.consume', () => {
     );
     await publisher.publish(Happened, { n: 300 });
     await publisher.publish(Happened, { n: 301 });
-    await waitFor(() => (started >= 1 ? true : undefined));
+    await expect.poll(() => started).toBeGreaterThanOrEqual(1);
     const startedAtDrain = started;
     await bus.drain();
     // The handler that had started finished before drain resolved; nothing new was started.
@@ -286,11 +282,10 @@ describe('bus.consume', () => {
       },
       { durable: 'graceful', ackWaitMs: 2000 },
     );
-    await waitFor(
-      () => (rest.filter((n) => n >= 300).length + finished.length >= 2 ? true : undefined),
-      10_000,
-    );
-    await sleep(200);
+    await expect
+      .poll(() => rest.filter((n) => n >= 300).length + finished.length, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
+    await settled('graceful');
     // What the first process finished was acked, so nothing is handled twice.
     expect([...finished, ...rest].filter((n) => n >= 300).sort()).toEqual([300, 301]);
   });

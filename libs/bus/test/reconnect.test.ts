@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineRequest } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
@@ -21,13 +21,14 @@ const freePort = () =>
     });
   });
 
-const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+/** Resolves once something accepts connections on the port. */
+const accepting = (port: number) =>
+  new Promise<void>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.end();
+      resolve();
+    }).on('error', reject);
+  });
 
 // A nats-server of this test's own, so that it can be stopped without touching the shared one.
 let dir: string;
@@ -35,7 +36,7 @@ let port: number;
 let nats: ChildProcess | undefined;
 const startNats = async () => {
   nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' });
-  await new Promise((r) => setTimeout(r, 300));
+  await vi.waitFor(() => accepting(port), { timeout: 10_000, interval: 20 });
 };
 const stopNats = async () => {
   const child = nats;
@@ -73,7 +74,9 @@ describe('a request while NATS is down', () => {
   it('is refused at once as not delivered instead of waiting its timeout, and requests work again once NATS is back', async () => {
     expect(await caller.request(Echo, { n: 1 })).toEqual({ n: 1 });
     await stopNats();
-    await until(() => lines.filter((l) => l.includes('message bus disconnected')).length >= 2);
+    await expect
+      .poll(() => lines.filter((l) => l.includes('message bus disconnected')).length, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
 
     const started = performance.now();
     const err = await caller.request(Echo, { n: 2 }).catch((e: unknown) => e);
@@ -83,7 +86,9 @@ describe('a request while NATS is down', () => {
     expect(performance.now() - started).toBeLessThan(500);
 
     await startNats();
-    await until(() => lines.filter((l) => l.includes('message bus reconnected')).length >= 2);
+    await expect
+      .poll(() => lines.filter((l) => l.includes('message bus reconnected')).length, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
     expect(await caller.request(Echo, { n: 3 })).toEqual({ n: 3 });
   });
 });

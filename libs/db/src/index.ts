@@ -161,3 +161,4 @@ export const isDatabaseDown = (err: unknown): boolean => {
 /** For `bus.serve({ unavailable })`: a database outage is answered `unavailable`, not `internal`. */
 export const databaseUnavailable = (err: unknown): string | undefined =>
   isDatabaseDown(err) ? 'the database is unavailable' : undefined;
+export * from './migrated-database';

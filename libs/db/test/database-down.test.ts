@@ -19,6 +19,22 @@ const failure = (work: () => Promise<unknown>) =>
     (err: unknown) => err,
   );
 
+/** Queries of this test's pool now sleeping on the server. */
+const sleepingQueries = async (url: string): Promise<number> => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity
+       where datname = current_database() and application_name = 'down-test' and state = 'active'
+         and query like 'select pg_sleep%'`,
+    );
+    return rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
+};
+
 describe('isDatabaseDown', () => {
   it('recognises a server that refuses connections, also through drizzle', async () => {
     const closed = new URL(database.url);
@@ -36,7 +52,8 @@ describe('isDatabaseDown', () => {
     const db = createDatabase({ url: database.url, schema: {}, applicationName: 'down-test' });
     try {
       const sleeping = failure(() => db.pool.query('select pg_sleep(10)'));
-      await new Promise((r) => setTimeout(r, 200));
+      // The query is under way on the server before the server ends its connection.
+      await expect.poll(() => sleepingQueries(database.url), { timeout: 5000, interval: 20 }).toBe(1);
       await database.setAvailable(false);
       const ended = await sleeping;
       expect(isDatabaseDown(ended)).toBe(true);

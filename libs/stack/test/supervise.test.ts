@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestS3, testNatsUrl, uniqueBusPrefix, type TestS3 } from '@esign/testing';
 import { startServices, type RestartEvent, type RunningStack } from '../src/index';
 
@@ -25,40 +25,36 @@ afterAll(async () => {
   await s3?.stop();
 });
 
-const waitFor = async <T>(probe: () => T | undefined, timeoutMs: number): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+/** The pid of the template process once it is another than `previous` (a restart took its place). */
+const restartedAfter = (previous: number | undefined) =>
+  vi.waitFor(
+    () => {
+      const pid = sut.pids().template?.[0];
+      if (pid === undefined || pid === previous) throw new Error('not restarted yet');
+      return pid;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
 
 describe('a supervised stack', () => {
   it('restarts a service process that died, says so, and backs off when it dies again at once', async () => {
     const first = sut.pids().template?.[0];
     expect(first).toBeTypeOf('number');
     process.kill(first ?? 0, 'SIGKILL');
-    const second = await waitFor(() => {
-      const pid = sut.pids().template?.[0];
-      return pid !== undefined && pid !== first ? pid : undefined;
-    }, 20_000);
+    const second = await restartedAfter(first);
     expect(restarts[0]).toEqual({ service: 'template', exit: 'SIGKILL', delayMs: 1000, attempt: 1 });
 
     process.kill(second, 'SIGKILL');
-    await waitFor(() => {
-      const pid = sut.pids().template?.[0];
-      return pid !== undefined && pid !== second ? pid : undefined;
-    }, 20_000);
+    await restartedAfter(second);
     expect(restarts[1]).toEqual({ service: 'template', exit: 'SIGKILL', delayMs: 2000, attempt: 2 });
   }, 60_000);
 
   it('does not restart what it was told to stop', async () => {
     const before = restarts.length;
     const pid = sut.pids().template?.[0] ?? 0;
+    // Resolves once the process has exited, after the supervisor heard of the exit: a restart would
+    // have been announced (and the pid dropped) by then, not after its back-off.
     await sut.stopService('template');
-    await new Promise((r) => setTimeout(r, 1500));
     expect(restarts.length).toBe(before);
     expect(sut.pids().template).toEqual([pid]);
     // The stopped process is gone, and nothing took its place.

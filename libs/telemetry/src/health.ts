@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { untraced } from './background';
+import type { Resource } from './start-service';
 
 export interface HealthServer {
   readonly port: number;
@@ -36,3 +37,16 @@ export const startHealthServer = async (options: {
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 };
+
+/**
+ * The health server as the last resource of `startService`: stopped first, so that a draining
+ * replica's probes stop answering before its connections close.
+ */
+export const healthServer = (options: {
+  port: number;
+  ready: () => Promise<boolean> | boolean;
+}): Resource<HealthServer> => ({
+  name: 'health server',
+  start: () => startHealthServer(options),
+  stop: (server) => server.close(),
+});

@@ -3,3 +3,4 @@ export * from './health';
 export * from './shutdown';
 export * from './run-service';
 export * from './background';
+export * from './start-service';

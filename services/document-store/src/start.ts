@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
-import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
-import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
-import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
+import { busOptionsFrom, busResource } from '@esign/bus';
+import { databaseUnavailable, migratedDatabase } from '@esign/db';
+import { createLogger, healthServer, startService, type Logger, type Resource } from '@esign/telemetry';
 import type { TDocumentStoreConfig } from './config';
 import { createDocumentRepository } from './db/document-repository';
 import { CONCURRENT_INDEXES } from './db/concurrent-indexes';
@@ -16,7 +16,7 @@ import { recordHandler } from './handlers/record';
 import { signingHandlers } from './handlers/signing';
 import { createOutboxRepository } from './outbox/outbox-repository';
 import { OUTBOX_EVENTS, publishOutboxBatch } from './outbox/publish-outbox-batch';
-import { startOutboxRelay, type OutboxRelay } from './outbox/start-outbox-relay';
+import { startOutboxRelay } from './outbox/start-outbox-relay';
 import { createSignedSweep, startSignedSweep } from './sweep/signed-sweep';
 import { createSigningSweep } from './sweep/signing-sweep';
 
@@ -53,84 +53,91 @@ const testClock = (config: TDocumentStoreConfig): (() => Date) | undefined => {
  * and the sweeps, and serve `document.record`, `document.list`, `document.get`,
  * `document.find-by-idempotency-key`, `document.find-issued` (public verification) and the `signing.*` subjects (send for signing).
  */
-export const startDocumentStore = async (
+export const startDocumentStore = (
   config: TDocumentStoreConfig,
   options: {
     logger?: Logger;
     /** The clock of the signing requests (expiry, views, declines…); tests control it. */
     now?: () => Date;
+    /**
+     * The clock of the sweep of signed objects, whose ages are real storage times (tests move it past
+     * the grace period instead of waiting it out). Not `now`: a signing test's clock days ahead
+     * would sweep the objects of signings under way.
+     */
+    signedSweepNow?: () => Date;
   } = {},
 ): Promise<DocumentStore> => {
   const logger = options.logger ?? createLogger({ service: 'document-store', level: config.LOG_LEVEL });
-  const database = createDatabase({
-    url: config.DATABASE_URL,
-    schema,
-    max: config.DB_POOL_MAX,
-    applicationName: 'document-store',
-  });
-  let bus: Bus | undefined;
-  let relay: OutboxRelay | undefined;
-  let stopSweep: (() => Promise<void>) | undefined;
-  let stopSigningSweep: (() => Promise<void>) | undefined;
   const now = options.now ?? testClock(config) ?? (() => new Date());
   const reminders = { intervalMs: config.SIGNING_REMINDER_INTERVAL_MS, max: config.SIGNING_REMINDERS_MAX };
-  try {
-    await migrateSchema({
-      pool: database.pool,
-      schema: 'documents',
-      migrationsFolder: MIGRATIONS_FOLDER,
-      concurrentIndexes: CONCURRENT_INDEXES,
-    });
-    bus = await connectBus({ ...busOptionsFrom(config), name: 'document-store', logger });
-    const connected = bus;
-    await connected.ensureEventStream();
+  return startService(async (use, ready) => {
+    const database = await use(
+      migratedDatabase({
+        url: config.DATABASE_URL,
+        schema,
+        max: config.DB_POOL_MAX,
+        applicationName: 'document-store',
+        schemaName: 'documents',
+        migrationsFolder: MIGRATIONS_FOLDER,
+        concurrentIndexes: CONCURRENT_INDEXES,
+      }),
+    );
+    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'document-store', logger }));
+    await bus.ensureEventStream();
     const documents = createDocumentRepository({ db: database.db, pool: database.pool });
-    const outboxRelay = startOutboxRelay({
-      outbox: createOutboxRepository(database.pool),
-      subjects: [...OUTBOX_EVENTS.keys()],
-      publish: publishOutboxBatch({ bus: connected, logger }),
-      logger,
-      pollMs: config.OUTBOX_POLL_MS,
-      batchSize: config.OUTBOX_BATCH_SIZE,
-      coalesceMs: config.OUTBOX_COALESCE_MS,
+    // Stopped after the sweeps, whose writes it publishes.
+    const outboxRelay = await use({
+      name: 'outbox relay',
+      start: () =>
+        startOutboxRelay({
+          outbox: createOutboxRepository(database.pool),
+          subjects: [...OUTBOX_EVENTS.keys()],
+          publish: publishOutboxBatch({ bus, logger }),
+          logger,
+          pollMs: config.OUTBOX_POLL_MS,
+          batchSize: config.OUTBOX_BATCH_SIZE,
+          coalesceMs: config.OUTBOX_COALESCE_MS,
+        }),
+      // Rows written from here on are published by another replica or after the next start.
+      stop: (relay) => relay.stop(),
     });
-    relay = outboxRelay;
     // Signed PDFs that no record holds (the gateway gave up on the signing) are removed after a grace period.
-    const sweep =
-      config.SIGNED_SWEEP_INTERVAL_MS > 0
-        ? startSignedSweep({
-            sweep: createSignedSweep({
-              pool: database.pool,
-              blob: createBlobStore(blobOptionsFrom(config)),
-              logger,
-              graceMs: config.SIGNED_SWEEP_GRACE_MS,
-              batch: config.SIGNED_SWEEP_BATCH,
-            }),
-            intervalMs: config.SIGNED_SWEEP_INTERVAL_MS,
+    if (config.SIGNED_SWEEP_INTERVAL_MS > 0) {
+      await use(
+        sweepResource({
+          sweep: createSignedSweep({
+            pool: database.pool,
+            blob: createBlobStore(blobOptionsFrom(config)),
             logger,
-          })
-        : undefined;
-    stopSweep = sweep ? () => sweep.stop() : undefined;
+            graceMs: config.SIGNED_SWEEP_GRACE_MS,
+            batch: config.SIGNED_SWEEP_BATCH,
+          }),
+          intervalMs: config.SIGNED_SWEEP_INTERVAL_MS,
+          logger,
+          now: options.signedSweepNow,
+        }),
+      );
+    }
     // Pending signing requests expire, and their reminders fall due, on the sweep's runs.
-    const signingSweep =
-      config.SIGNING_SWEEP_INTERVAL_MS > 0
-        ? startSignedSweep({
-            sweep: createSigningSweep({
-              pool: database.pool,
-              blob: createBlobStore(blobOptionsFrom(config)),
-              logger,
-              reminders,
-              batch: config.SIGNING_SWEEP_BATCH,
-              onWritten: outboxRelay.notify,
-              now,
-            }),
-            intervalMs: config.SIGNING_SWEEP_INTERVAL_MS,
+    if (config.SIGNING_SWEEP_INTERVAL_MS > 0) {
+      await use(
+        sweepResource({
+          sweep: createSigningSweep({
+            pool: database.pool,
+            blob: createBlobStore(blobOptionsFrom(config)),
             logger,
-            label: 'signing-request sweep',
-          })
-        : undefined;
-    stopSigningSweep = signingSweep ? () => signingSweep.stop() : undefined;
-    await connected.serve(
+            reminders,
+            batch: config.SIGNING_SWEEP_BATCH,
+            onWritten: outboxRelay.notify,
+            now,
+          }),
+          intervalMs: config.SIGNING_SWEEP_INTERVAL_MS,
+          logger,
+          label: 'signing-request sweep',
+        }),
+      );
+    }
+    await bus.serve(
       [
         recordHandler({ documents, pool: database.pool, onRecorded: outboxRelay.notify, now }),
         listHandler({ documents }),
@@ -148,28 +155,16 @@ export const startDocumentStore = async (
       // Postgres being down is a 503 for the client, not a bug.
       { unavailable: databaseUnavailable },
     );
-    const health = await startHealthServer({
-      port: config.HEALTH_PORT,
-      ready: async () => connected.isConnected() && (await database.ping()),
-    });
-    return {
-      healthPort: health.port,
-      async stop() {
-        await health.close();
-        // Rows written from here on are published by another replica or after the next start.
-        await outboxRelay.stop();
-        await sweep?.stop();
-        await signingSweep?.stop();
-        await connected.drain();
-        await database.close();
-      },
-    };
-  } catch (err) {
-    await relay?.stop();
-    await stopSweep?.();
-    await stopSigningSweep?.();
-    await bus?.drain().catch(() => undefined);
-    await database.close().catch(() => undefined);
-    throw err;
-  }
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    return { healthPort: health.port };
+  });
 };
+
+/** A sweep run every interval, as a resource: stopping it waits for the run under way. */
+const sweepResource = (
+  options: Parameters<typeof startSignedSweep>[0],
+): Resource<{ stop(): Promise<void> }> => ({
+  name: options.label ?? 'signed-object sweep',
+  start: () => startSignedSweep(options),
+  stop: (sweep) => sweep.stop(),
+});

@@ -1,10 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { connectBus, type Bus } from '@esign/bus';
-import { ServiceError, type TRecordDocumentRequest, type TStoredAuditEvent } from '@esign/contracts';
+import type { TRecordDocumentRequest, TStoredAuditEvent } from '@esign/contracts';
 import { newAuditId } from '@esign/ids';
-import { createLogger } from '@esign/telemetry';
+import { createLogger, type Logger } from '@esign/telemetry';
 import { createTestDatabase, testNatsUrl, uniqueBusPrefix, type TestDatabase } from '@esign/testing';
+import pg from 'pg';
+import { test as baseTest } from 'vitest';
 import { loadDocumentStoreConfig, type TDocumentStoreConfig } from '../src/config';
+import { startDocumentStore } from '../src/start';
 
 /** A database, a bus prefix and a client for one test file; `close` undoes all of it. */
 export interface TestBed {
@@ -42,6 +45,46 @@ export const createTestBed = async (label: string): Promise<TestBed> => {
   };
 };
 
+/** How a test file runs its document-store: set with `test.override('storeOptions', …)` at its top. */
+export interface TStoreOptions {
+  /** Names the file's database and bus prefix. */
+  readonly label: string;
+  /** Settings the file changes (timers off, pool size…). */
+  readonly config?: Partial<TDocumentStoreConfig>;
+  /** The store's clock (signing requests). */
+  readonly now?: () => Date;
+  readonly logger?: Logger;
+}
+
+/**
+ * The document-store test bed, once per test file: `bed` (its own database, bus prefix and client),
+ * `sut` (the store running on them, started for every file) and `db` (a plain connection to look at
+ * the tables). Each is torn down after the file's last test, in reverse order. A file takes them in
+ * `test.beforeAll` (or a test in its context).
+ */
+export const test = baseTest
+  .extend('storeOptions', { scope: 'file' }, { label: 'docs' } as TStoreOptions)
+  .extend('bed', { scope: 'file' }, async ({ storeOptions }, { onCleanup }) => {
+    const bed = await createTestBed(storeOptions.label);
+    onCleanup(() => bed.close());
+    return bed;
+  })
+  .extend('sut', { scope: 'file', auto: true }, async ({ bed, storeOptions }, { onCleanup }) => {
+    const sut = await startDocumentStore(
+      { ...bed.config, ...storeOptions.config },
+      { now: storeOptions.now, logger: storeOptions.logger },
+    );
+    // Stopping twice is harmless: a file may stop it itself to test a restart.
+    onCleanup(() => sut.stop());
+    return sut;
+  })
+  .extend('db', { scope: 'file' }, async ({ bed }, { onCleanup }) => {
+    const db = new pg.Client({ connectionString: bed.database.url });
+    await db.connect();
+    onCleanup(() => db.end());
+    return db;
+  });
+
 export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** A valid `document.record` request; override what the test is about. */
@@ -62,17 +105,6 @@ export const recordRequest = (overrides: Partial<TRecordDocumentRequest> = {}): 
   events: [{ event: 'document.signed', timestamp: '2025-01-15T12:00:00.000Z', details: {} }],
   ...overrides,
 });
-
-/** The ServiceError a call fails with; fails the test when the call succeeds. */
-export const rejection = async (promise: Promise<unknown>): Promise<ServiceError> => {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ServiceError) return err;
-    throw err;
-  }
-  throw new Error('expected a ServiceError, but the call succeeded');
-};
 
 // An independent re-implementation of the documented canonical form, so the test checks the doc too.
 const canonical = (value: unknown): string => {
@@ -102,15 +134,4 @@ export const verifyAuditChain = (auditId: string, log: readonly TStoredAuditEven
     prevHash = entry.hash;
   }
   return broken;
-};
-
-/** Poll until `check` resolves to a value, or fail after `timeoutMs`. */
-export const waitFor = async <T>(check: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 };

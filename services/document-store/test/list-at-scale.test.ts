@@ -7,15 +7,16 @@ import { DocumentList, DocumentRecord, type TListDocumentsRequest } from '@esign
 import { createDatabase, migrateSchema } from '@esign/db';
 import { createTestDatabase, uniqueBusPrefix } from '@esign/testing';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDocumentStoreConfig } from '../src/config';
 import { EXACT_COUNT_LIMIT } from '../src/db/list-documents-query';
 import { schema } from '../src/db/schema';
-import { startDocumentStore, type DocumentStore } from '../src/start';
-import { createTestBed, recordRequest, rejection, type TestBed } from './helpers';
+import { startDocumentStore } from '../src/start';
+import { recordRequest, test, type TestBed } from './helpers';
+
+test.override('storeOptions', { label: 'docs_scale', config: { DB_POOL_MAX: 8 } });
 
 let bed: TestBed;
-let sut: DocumentStore;
 let db: pg.Client;
 
 type TListReply = Awaited<ReturnType<typeof list>>;
@@ -50,17 +51,9 @@ const countedInDb = async (accountId: string) => {
   return rows[0];
 };
 
-beforeAll(async () => {
-  bed = await createTestBed('docs_scale');
-  sut = await startDocumentStore({ ...bed.config, DB_POOL_MAX: 8 });
-  db = new pg.Client({ connectionString: bed.database.url });
-  await db.connect();
-});
-
-afterAll(async () => {
-  await db?.end();
-  await sut?.stop();
-  await bed?.close();
+test.beforeAll(({ bed: fileBed, db: fileDb }) => {
+  bed = fileBed;
+  db = fileDb;
 });
 
 describe('the account count', () => {
@@ -74,7 +67,7 @@ describe('the account count', () => {
     // A repeated audit ID inserts nothing and counts nothing.
     const repeat = requests[0];
     if (!repeat) throw new Error('no request');
-    await rejection(bed.client.request(DocumentRecord, repeat));
+    await expect(bed.client.request(DocumentRecord, repeat)).rejects.toMatchObject({ code: 'conflict' });
 
     expect(await countedInDb(accountId)).toEqual({ actual: 120, counted: 120 });
     const { rows: slots } = await db.query<{ n: number }>(
@@ -287,26 +280,24 @@ describe('keyset paging', () => {
       forged({ s: 'signed_at', d: 'asc', k: '2025-01-01T00:00:00.000000Z', i: 'not-a-uuid' }),
     ];
     for (const cursor of bad) {
-      expect(await rejection(list({ accountId, sortBy: 'signed_at', sortDir: 'asc', cursor }))).toMatchObject(
-        {
-          code: 'invalid_argument',
-          field: 'cursor',
-        },
-      );
+      await expect(list({ accountId, sortBy: 'signed_at', sortDir: 'asc', cursor })).rejects.toMatchObject({
+        code: 'invalid_argument',
+        field: 'cursor',
+      });
     }
     // Made for ascending signed_at: not valid for another order.
     for (const other of [
       { sortBy: 'signed_at', sortDir: 'desc' },
       { sortBy: 'created_at', sortDir: 'asc' },
     ] as const) {
-      expect(await rejection(list({ accountId, ...other, cursor: nextCursor }))).toMatchObject({
+      await expect(list({ accountId, ...other, cursor: nextCursor })).rejects.toMatchObject({
         code: 'invalid_argument',
         field: 'cursor',
       });
     }
-    expect(
-      await rejection(list({ accountId, sortBy: 'signed_at', sortDir: 'asc', cursor: nextCursor, page: 2 })),
-    ).toMatchObject({ code: 'invalid_argument', field: 'page' });
+    await expect(
+      list({ accountId, sortBy: 'signed_at', sortDir: 'asc', cursor: nextCursor, page: 2 }),
+    ).rejects.toMatchObject({ code: 'invalid_argument', field: 'page' });
   });
 });
 

@@ -1,13 +1,11 @@
 import { DocumentRecord } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import type { JsMsg } from 'nats';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDocumentStore, type DocumentStore } from '../src/start';
-import { createTestBed, recordRequest, waitFor, type TestBed } from './helpers';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { recordRequest, test, type TestBed } from './helpers';
 
 let bed: TestBed;
-let sut: DocumentStore;
 let db: pg.Client;
 const logs: { msg: string; count?: number }[] = [];
 
@@ -36,27 +34,20 @@ const unpublished = async (): Promise<number> => {
 /** The relay's passes that published something, by the rows each published. */
 const passes = () => logs.filter((l) => l.msg === 'outbox rows published').map((l) => l.count ?? 0);
 
-beforeAll(async () => {
-  bed = await createTestBed('outbox_batch');
-  // No timed polls: every pass here is one a record asked for.
-  sut = await startDocumentStore(
-    { ...bed.config, OUTBOX_POLL_MS: 3_600_000, OUTBOX_COALESCE_MS: 500 },
-    {
-      logger: createLogger({
-        service: 'document-store',
-        level: 'debug',
-        write: (line) => void logs.push(JSON.parse(line) as { msg: string; count?: number }),
-      }),
-    },
-  );
-  db = new pg.Client({ connectionString: bed.database.url });
-  await db.connect();
+// No timed polls: every pass here is one a record asked for.
+test.override('storeOptions', {
+  label: 'outbox_batch',
+  config: { OUTBOX_POLL_MS: 3_600_000, OUTBOX_COALESCE_MS: 500 },
+  logger: createLogger({
+    service: 'document-store',
+    level: 'debug',
+    write: (line) => void logs.push(JSON.parse(line) as { msg: string; count?: number }),
+  }),
 });
 
-afterAll(async () => {
-  await db?.end();
-  await sut?.stop();
-  await bed?.close();
+test.beforeAll(({ bed: fileBed, db: fileDb }) => {
+  bed = fileBed;
+  db = fileDb;
 });
 
 describe('outbox relay under a burst', () => {
@@ -64,7 +55,7 @@ describe('outbox relay under a burst', () => {
     const ids = await Promise.all(
       Array.from({ length: 200 }, async () => (await bed.client.request(DocumentRecord, recordRequest())).id),
     );
-    await waitFor(async () => ((await unpublished()) === 0 ? true : undefined), 10_000);
+    await expect.poll(unpublished, { timeout: 10_000 }).toBe(0);
 
     const messages = await readStream();
     expect(messages).toHaveLength(200);
@@ -85,18 +76,14 @@ describe('outbox relay under a burst', () => {
     const failuresBefore = logs.filter((l) => l.msg === 'outbox relay cannot publish; will retry').length;
 
     await bed.client.request(DocumentRecord, recordRequest());
-    await waitFor(() =>
-      Promise.resolve(
-        logs.filter((l) => l.msg === 'outbox relay cannot publish; will retry').length > failuresBefore
-          ? true
-          : undefined,
-      ),
-    );
+    await expect
+      .poll(() => logs.filter((l) => l.msg === 'outbox relay cannot publish; will retry').length)
+      .toBeGreaterThan(failuresBefore);
     expect(await unpublished()).toBe(1);
 
     await bed.client.ensureEventStream();
     await bed.client.request(DocumentRecord, recordRequest());
-    await waitFor(async () => ((await unpublished()) === 0 ? true : undefined));
+    await expect.poll(unpublished).toBe(0);
     expect(await readStream()).toHaveLength(2);
     expect(logs.some((l) => l.msg === 'outbox relay publishing again')).toBe(true);
   });

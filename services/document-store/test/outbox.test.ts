@@ -2,21 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { DocumentRecord, DocumentSigned } from '@esign/contracts';
 import { newAuditId } from '@esign/ids';
 import type { JsMsg } from 'nats';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '@esign/telemetry';
 import type { TDocumentStoreConfig } from '../src/config';
 import { startDocumentStore, type DocumentStore } from '../src/start';
-import { createTestBed, recordRequest, sha256Hex, waitFor, type TestBed } from './helpers';
+import { recordRequest, sha256Hex, test, type TestBed } from './helpers';
 
 let bed: TestBed;
-let sut: DocumentStore | undefined;
+let sut: DocumentStore;
+/** The stores a test starts itself (after stopping `sut`, or as a second replica). */
+const started: DocumentStore[] = [];
 let db: pg.Client;
 const logs: string[] = [];
-const start = (config: TDocumentStoreConfig) =>
-  startDocumentStore(config, {
-    logger: createLogger({ service: 'document-store', level: 'warn', write: (line) => void logs.push(line) }),
-  });
+const logger = createLogger({
+  service: 'document-store',
+  level: 'warn',
+  write: (line) => void logs.push(line),
+});
+const start = async (config: TDocumentStoreConfig) => {
+  const store = await startDocumentStore(config, { logger });
+  started.push(store);
+  return store;
+};
 
 /** Every message now in the prefixed event stream, read through an ephemeral ordered consumer. */
 const readStream = async (): Promise<JsMsg[]> => {
@@ -34,8 +42,15 @@ const readStream = async (): Promise<JsMsg[]> => {
 };
 
 /** Wait until a message with this Nats-Msg-Id is in the stream. */
-const waitForMessage = (msgId: string, timeoutMs = 5000) =>
-  waitFor(async () => (await readStream()).find((m) => m.headers?.get('Nats-Msg-Id') === msgId), timeoutMs);
+const waitForMessage = (msgId: string, timeout = 5000) =>
+  vi.waitFor(
+    async () => {
+      const msg = (await readStream()).find((m) => m.headers?.get('Nats-Msg-Id') === msgId);
+      if (!msg) throw new Error(`no message ${msgId} in the stream yet`);
+      return msg;
+    },
+    { timeout, interval: 25 },
+  );
 
 const streamCount = async () => {
   const jsm = await bed.client.connection.jetstreamManager();
@@ -50,18 +65,28 @@ const outboxRow = async (documentId: string) => {
   return result.rows[0];
 };
 
-beforeAll(async () => {
-  bed = await createTestBed('outbox');
-  // No timed polls at first: what gets published does so because a record woke the relay.
-  sut = await start({ ...bed.config, OUTBOX_POLL_MS: 3_600_000 });
-  db = new pg.Client({ connectionString: bed.database.url });
-  await db.connect();
+/** When the outbox row of this document was published, once it is. */
+const publishedAt = (documentId: string) =>
+  vi.waitFor(
+    async () => {
+      const at = (await outboxRow(documentId))?.published_at;
+      if (!at) throw new Error(`the event of ${documentId} is not published yet`);
+      return at;
+    },
+    { timeout: 5000, interval: 25 },
+  );
+
+// No timed polls at first: what gets published does so because a record woke the relay.
+test.override('storeOptions', { label: 'outbox', config: { OUTBOX_POLL_MS: 3_600_000 }, logger });
+
+test.beforeAll(({ bed: fileBed, db: fileDb, sut: fileSut }) => {
+  bed = fileBed;
+  db = fileDb;
+  sut = fileSut;
 });
 
 afterAll(async () => {
-  await db?.end();
-  await sut?.stop();
-  await bed?.close();
+  for (const store of started) await store.stop();
 });
 
 describe('outbox relay', () => {
@@ -86,7 +111,7 @@ describe('outbox relay', () => {
       signerEmail: request.signerEmail,
       objectKey: request.objectKey,
     });
-    const published = await waitFor(async () => (await outboxRow(id))?.published_at ?? undefined);
+    const published = await publishedAt(id);
     expect(published.getTime() - (row?.created_at.getTime() ?? 0)).toBeLessThan(1000);
 
     // A document made without a quota reservation: its event asks the key service to count it.
@@ -101,20 +126,19 @@ describe('outbox relay', () => {
 
   it('does not duplicate an event that is published again', async () => {
     const { id } = await bed.client.request(DocumentRecord, recordRequest());
-    await waitFor(async () => (await outboxRow(id))?.published_at ?? undefined);
+    await publishedAt(id);
     const before = await streamCount();
 
     // As if the relay had crashed after publishing but before its commit.
     await db.query(`update documents.outbox set published_at = null where payload->>'documentId' = $1`, [id]);
     const next = await bed.client.request(DocumentRecord, recordRequest());
-    await waitFor(async () => (await outboxRow(next.id))?.published_at ?? undefined);
+    await publishedAt(next.id);
     expect((await outboxRow(id))?.published_at).toBeInstanceOf(Date);
     expect(await streamCount()).toBe(before + 1);
   });
 
   it('publishes rows left while the service was down once it starts again', async () => {
-    await sut?.stop();
-    sut = undefined;
+    await sut.stop();
     const outboxId = randomUUID();
     const documentId = randomUUID();
     const payload = {
@@ -129,15 +153,16 @@ describe('outbox relay', () => {
       DocumentSigned.subject,
       JSON.stringify(payload),
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Stopped means no relay of this process polls any more (stop waited for its last pass).
     expect((await readStream()).some((m) => m.headers?.get('Nats-Msg-Id') === outboxId)).toBe(false);
 
-    sut = await start(bed.config);
+    // Polls every 100 ms (the default is a second), so that the late row below is not waited for long.
+    await start({ ...bed.config, OUTBOX_POLL_MS: 100 });
     const msg = await waitForMessage(outboxId);
     expect(msg.json()).toEqual(payload);
     expect((await outboxRow(documentId))?.published_at).toBeInstanceOf(Date);
 
-    // A row nobody announces (another process wrote it) goes out on the next one-second poll.
+    // A row nobody announces (another process wrote it) goes out on the next poll.
     const lateId = randomUUID();
     await db.query(`insert into documents.outbox (id, subject, payload) values ($1, $2, $3)`, [
       lateId,
@@ -157,7 +182,7 @@ describe('outbox relay', () => {
           async () => (await bed.client.request(DocumentRecord, recordRequest())).id,
         ),
       );
-      for (const id of ids) await waitFor(async () => (await outboxRow(id))?.published_at ?? undefined);
+      for (const id of ids) await publishedAt(id);
       expect(await streamCount()).toBe(before + 20);
       const msgIds = (await readStream()).map((m) => m.headers?.get('Nats-Msg-Id'));
       expect(new Set(msgIds).size).toBe(msgIds.length);
@@ -178,7 +203,7 @@ describe('outbox relay', () => {
       JSON.stringify({}),
     ]);
     const { id } = await bed.client.request(DocumentRecord, recordRequest({ auditId: newAuditId() }));
-    await waitFor(async () => (await outboxRow(id))?.published_at ?? undefined);
+    await publishedAt(id);
     const poison = await db.query<{ published_at: Date | null }>(
       'select published_at from documents.outbox where id = $1',
       [poisonId],

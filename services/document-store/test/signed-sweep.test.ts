@@ -6,10 +6,10 @@ import { newAuditId } from '@esign/ids';
 import { createLogger } from '@esign/telemetry';
 import { startTestS3, type TestS3 } from '@esign/testing';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDocumentStore, type DocumentStore } from '../src/start';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startDocumentStore } from '../src/start';
 import { createSignedSweep } from '../src/sweep/signed-sweep';
-import { createTestBed, recordRequest, waitFor, type TestBed } from './helpers';
+import { recordRequest, test, type TestBed } from './helpers';
 
 const GRACE_MS = 1500;
 
@@ -17,26 +17,27 @@ let bed: TestBed;
 let s3: TestS3;
 let blob: BlobStore;
 let pool: pg.Pool;
-let sut: DocumentStore;
 
 const signedKey = (accountId: string, auditId: string) => `signed/${accountId}/${auditId}.pdf`;
 const exists = async (key: string) => (await blob.stat(key)) !== undefined;
 
+// The store migrates the schema; its own timer stays off here, the tests run the sweep themselves.
+test.override('storeOptions', { label: 'docs_sweep', config: { SIGNED_SWEEP_INTERVAL_MS: 0 } });
+
+test.beforeAll(({ bed: fileBed }) => {
+  bed = fileBed;
+  pool = new pg.Pool({ connectionString: bed.database.url, max: 2 });
+});
+
 beforeAll(async () => {
-  bed = await createTestBed('docs_sweep');
   s3 = await startTestS3();
   blob = createBlobStore({ ...s3, bucket: 'esign' });
   await blob.ensureBucket();
-  // The store migrates the schema; its own timer stays off here, the tests run the sweep themselves.
-  sut = await startDocumentStore({ ...bed.config, SIGNED_SWEEP_INTERVAL_MS: 0 });
-  pool = new pg.Pool({ connectionString: bed.database.url, max: 2 });
 });
 
 afterAll(async () => {
   await pool?.end();
-  await sut?.stop();
   await s3?.stop();
-  await bed?.close();
 });
 
 describe('the sweep of signed PDFs without a record', () => {
@@ -50,9 +51,13 @@ describe('the sweep of signed PDFs without a record', () => {
       await blob.put(key, Buffer.from('%PDF-1.7 test'));
     await bed.client.request(DocumentRecord, recorded);
 
-    await sleep(GRACE_MS + 1100); // last-modified times have whole seconds
+    // Ages are real storage times in whole seconds: the young object is written a second later, and
+    // the sweep runs at the instant its grace period ends (the others' ended a second before).
+    await sleep(1000);
     const young = signedKey(accountId, newAuditId());
     await blob.put(young, Buffer.from('%PDF-1.7 young'));
+    const listed = await blob.listObjects(`signed/${accountId}/`, { limit: 10 });
+    const youngWrittenAt = listed.find((object) => object.key === young)?.lastModified.getTime() ?? 0;
 
     const sweep = createSignedSweep({
       pool,
@@ -61,7 +66,7 @@ describe('the sweep of signed PDFs without a record', () => {
       graceMs: GRACE_MS,
       batch: 100,
     });
-    const result = await sweep.runOnce();
+    const result = await sweep.runOnce(new Date(youngWrittenAt + GRACE_MS));
     expect(result).toMatchObject({ examined: 4, removed: [orphan], unrecognised: 1 });
     expect(await exists(orphan)).toBe(false);
     expect(await exists(recorded.objectKey)).toBe(true);
@@ -109,12 +114,14 @@ describe('the sweep of signed PDFs without a record', () => {
       batch: 2,
     });
     const seen: number[] = [];
-    await waitFor(async () => {
-      const result = await sweep.runOnce(now);
-      seen.push(result?.examined ?? -1);
-      const left = await blob.listObjects(`signed/${accountId}/`, { limit: 10 });
-      return left.length === 0 ? true : undefined;
-    }, 10_000);
+    await vi.waitFor(
+      async () => {
+        const result = await sweep.runOnce(now);
+        seen.push(result?.examined ?? -1);
+        expect(await blob.listObjects(`signed/${accountId}/`, { limit: 10 })).toEqual([]);
+      },
+      { timeout: 10_000, interval: 25 },
+    );
     expect(Math.max(...seen)).toBeLessThanOrEqual(2);
   });
 
@@ -122,19 +129,22 @@ describe('the sweep of signed PDFs without a record', () => {
     const accountId = randomUUID();
     const orphan = signedKey(accountId, newAuditId());
     await blob.put(orphan, Buffer.from('%PDF-1.7 orphan'));
-    await sleep(GRACE_MS + 1100);
-    const store = await startDocumentStore({
-      ...bed.config,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-      S3_REGION: s3.region,
-      S3_BUCKET: 'esign',
-      SIGNED_SWEEP_INTERVAL_MS: 200,
-      SIGNED_SWEEP_GRACE_MS: GRACE_MS,
-    });
+    const store = await startDocumentStore(
+      {
+        ...bed.config,
+        S3_ENDPOINT: s3.endpoint,
+        S3_ACCESS_KEY: s3.accessKey,
+        S3_SECRET_KEY: s3.secretKey,
+        S3_REGION: s3.region,
+        S3_BUCKET: 'esign',
+        SIGNED_SWEEP_INTERVAL_MS: 200,
+        SIGNED_SWEEP_GRACE_MS: GRACE_MS,
+      },
+      // Its runs see the orphan past the grace period instead of the test waiting it out.
+      { signedSweepNow: () => new Date(Date.now() + GRACE_MS + 60_000) },
+    );
     try {
-      await waitFor(async () => ((await exists(orphan)) ? undefined : true), 10_000);
+      await expect.poll(() => exists(orphan), { timeout: 10_000 }).toBe(false);
     } finally {
       await store.stop();
     }

@@ -24,34 +24,33 @@ import { createLogger } from '@esign/telemetry';
 import { startTestS3 } from '@esign/testing';
 import pg from 'pg';
 import type { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDocumentStore, type DocumentStore } from '../src/start';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createSigningSweep } from '../src/sweep/signing-sweep';
-import { createTestBed, recordRequest, rejection, verifyAuditChain, waitFor, type TestBed } from './helpers';
+import { recordRequest, test, verifyAuditChain, type TestBed } from './helpers';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 let bed: TestBed;
-let sut: DocumentStore;
 let db: pg.Client;
 let pool: pg.Pool;
 /** The store's clock: each test sets it. */
 let clock = new Date('2026-01-05T10:00:00.000Z');
 
-beforeAll(async () => {
-  bed = await createTestBed('signing');
-  // The sweep is run by hand, at chosen instants.
-  sut = await startDocumentStore({ ...bed.config, SIGNING_SWEEP_INTERVAL_MS: 0 }, { now: () => clock });
-  db = new pg.Client({ connectionString: bed.database.url });
-  await db.connect();
+// The sweep is run by hand, at chosen instants.
+test.override('storeOptions', {
+  label: 'signing',
+  config: { SIGNING_SWEEP_INTERVAL_MS: 0 },
+  now: () => clock,
+});
+
+test.beforeAll(({ bed: fileBed, db: fileDb }) => {
+  bed = fileBed;
+  db = fileDb;
   pool = new pg.Pool({ connectionString: bed.database.url, max: 2 });
 });
 
 afterAll(async () => {
   await pool?.end();
-  await db?.end();
-  await sut?.stop();
-  await bed?.close();
 });
 
 type TCreate = z.input<(typeof SigningCreate)['request']>;
@@ -182,13 +181,12 @@ describe('signing.create', () => {
     ]);
     expect(rows).toHaveLength(1);
 
-    const other = await rejection(
+    await expect(
       bed.client.request(SigningCreate, {
         ...request,
         idempotency: { ...idempotency, requestHash: 'b'.repeat(64) },
       }),
-    );
-    expect(other).toMatchObject({ code: 'conflict', field: 'Idempotency-Key' });
+    ).rejects.toMatchObject({ code: 'conflict', field: 'Idempotency-Key' });
   });
 
   it('refuses an original outside the account’s pending/ area', async () => {
@@ -198,8 +196,10 @@ describe('signing.create', () => {
       `pending/${randomUUID()}/x.pdf`,
       `pending/${request.accountId}/../../signed/x.pdf`,
     ]) {
-      const refused = await rejection(bed.client.request(SigningCreate, { ...request, objectKey }));
-      expect(refused).toMatchObject({ code: 'invalid_argument', field: 'objectKey' });
+      await expect(bed.client.request(SigningCreate, { ...request, objectKey })).rejects.toMatchObject({
+        code: 'invalid_argument',
+        field: 'objectKey',
+      });
     }
   });
 
@@ -224,8 +224,9 @@ describe('signing.attach-link and signing.find-by-token', () => {
     }
     const resent = await attach(created.sendId, 'replace');
     for (const link of [first, reminder]) {
-      const gone = await rejection(bed.client.request(SigningFindByToken, { tokenHash: link.tokenHash }));
-      expect(gone.code).toBe('not_found');
+      await expect(
+        bed.client.request(SigningFindByToken, { tokenHash: link.tokenHash }),
+      ).rejects.toMatchObject({ code: 'not_found' });
     }
     const found = await bed.client.request(SigningFindByToken, { tokenHash: resent.tokenHash });
     expect(found).toEqual({
@@ -256,26 +257,23 @@ describe('signing.attach-link and signing.find-by-token', () => {
 
   it('answers not_found for an unknown request or token, and conflict once the request is not pending', async () => {
     clock = new Date('2026-01-05T10:00:00.000Z');
-    const unknownSend = await rejection(
+    await expect(
       bed.client.request(SigningAttachLink, {
         sendId: 'send_AAAAAAAAAAAAAAAAAAAAAAAA',
         eventId: randomUUID(),
         tokenHash: newToken().tokenHash,
         mode: 'replace',
       }),
-    );
-    expect(unknownSend.code).toBe('not_found');
-    const unknownToken = await rejection(
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
       bed.client.request(SigningFindByToken, { tokenHash: newToken().tokenHash }),
-    );
-    expect(unknownToken.code).toBe('not_found');
+    ).rejects.toMatchObject({ code: 'not_found' });
 
     const request = createRequest();
     const created = await bed.client.request(SigningCreate, request);
     const link = await attach(created.sendId);
     await bed.client.request(SigningCancel, { accountId: request.accountId, sendId: created.sendId });
-    const late = await rejection(attach(created.sendId, 'add'));
-    expect(late).toMatchObject({ code: 'conflict' });
+    await expect(attach(created.sendId, 'add')).rejects.toMatchObject({ code: 'conflict' });
     // The used link is still found, with its final state (the page answers 410).
     const found = await bed.client.request(SigningFindByToken, { tokenHash: link.tokenHash });
     expect(found.status).toBe('canceled');
@@ -288,18 +286,14 @@ describe('signing.attach-link and signing.find-by-token', () => {
     clock = new Date('2026-01-06T10:00:00.000Z');
     const found = await bed.client.request(SigningFindByToken, { tokenHash: link.tokenHash });
     expect(found.status).toBe('expired');
-    expect((await rejection(attach(created.sendId, 'add'))).code).toBe('conflict');
-    expect(
-      (
-        await rejection(
-          bed.client.request(SigningRecordView, {
-            tokenHash: link.tokenHash,
-            ipAddress: '203.0.113.9',
-            userAgent: 'x',
-          }),
-        )
-      ).code,
-    ).toBe('conflict');
+    await expect(attach(created.sendId, 'add')).rejects.toMatchObject({ code: 'conflict' });
+    await expect(
+      bed.client.request(SigningRecordView, {
+        tokenHash: link.tokenHash,
+        ipAddress: '203.0.113.9',
+        userAgent: 'x',
+      }),
+    ).rejects.toMatchObject({ code: 'conflict' });
   });
 });
 
@@ -417,19 +411,17 @@ describe('completing a request through document.record', () => {
     // The used link is found as signed (410 on the page) and signs nothing more.
     const found = await bed.client.request(SigningFindByToken, { tokenHash: link.tokenHash });
     expect(found.status).toBe('signed');
-    const again = await rejection(
+    await expect(
       bed.client.request(DocumentRecord, { ...record, auditId: created.auditId }),
-    );
-    expect(again.code).toBe('conflict');
-    const decline = await rejection(
+    ).rejects.toMatchObject({ code: 'conflict' });
+    await expect(
       bed.client.request(SigningDecline, {
         tokenHash: link.tokenHash,
         reason: 'late',
         ipAddress: '',
         userAgent: '',
       }),
-    );
-    expect(decline.code).toBe('conflict');
+    ).rejects.toMatchObject({ code: 'conflict' });
   });
 
   it('signs once when two submits race', async () => {
@@ -469,23 +461,23 @@ describe('completing a request through document.record', () => {
     clock = new Date('2026-01-05T11:07:00.000Z');
     await bed.client.request(SigningClaim, { tokenHash: link.tokenHash });
     await bed.client.request(DocumentRecord, record);
-    const after = await rejection(bed.client.request(SigningClaim, { tokenHash: link.tokenHash }));
-    expect(after).toMatchObject({ code: 'conflict', message: 'the signing request is signed' });
+    await expect(bed.client.request(SigningClaim, { tokenHash: link.tokenHash })).rejects.toMatchObject({
+      code: 'conflict',
+      message: 'the signing request is signed',
+    });
   });
 
   it('refuses a document that is not the request’s own, writing nothing', async () => {
     const { request, created, record } = await setUp();
-    const wrongAccount = await rejection(
+    await expect(
       bed.client.request(DocumentRecord, { ...record, accountId: randomUUID() }),
-    );
-    expect(wrongAccount).toMatchObject({ code: 'invalid_argument', field: 'signingRequest' });
-    const wrongToken = await rejection(
+    ).rejects.toMatchObject({ code: 'invalid_argument', field: 'signingRequest' });
+    await expect(
       bed.client.request(DocumentRecord, {
         ...record,
         signingRequest: { sendId: created.sendId, tokenHash: newToken().tokenHash },
       }),
-    );
-    expect(wrongToken.code).toBe('not_found');
+    ).rejects.toMatchObject({ code: 'not_found' });
     expect((await status(request.accountId, created.sendId)).status).toBe('pending');
     const { rows } = await db.query('select id from documents.documents where audit_id = $1', [
       created.auditId,
@@ -533,25 +525,23 @@ describe('signing.decline, signing.cancel, signing.resend, signing.status', () =
       event: 'signing.declined',
       details: { reason: 'The rent is wrong.', ipAddress: '203.0.113.9', userAgent: 'Phone' },
     });
-    const twice = await rejection(
+    await expect(
       bed.client.request(SigningDecline, {
         tokenHash: link.tokenHash,
         reason: 'again',
         ipAddress: '',
         userAgent: '',
       }),
-    );
-    expect(twice.code).toBe('conflict');
+    ).rejects.toMatchObject({ code: 'conflict' });
   });
 
   it('cancels a pending request of the account only', async () => {
     clock = new Date('2026-01-05T10:00:00.000Z');
     const request = createRequest();
     const created = await bed.client.request(SigningCreate, request);
-    const stranger = await rejection(
+    await expect(
       bed.client.request(SigningCancel, { accountId: randomUUID(), sendId: created.sendId }),
-    );
-    expect(stranger.code).toBe('not_found');
+    ).rejects.toMatchObject({ code: 'not_found' });
     clock = new Date('2026-01-05T12:00:00.000Z');
     expect(
       await bed.client.request(SigningCancel, { accountId: request.accountId, sendId: created.sendId }),
@@ -566,14 +556,12 @@ describe('signing.decline, signing.cancel, signing.resend, signing.status', () =
       canceledAt: '2026-01-05T12:00:00.000Z',
     });
     expect(await outboxOf(created.sendId, 'events.signing.canceled')).toHaveLength(1);
-    const again = await rejection(
+    await expect(
       bed.client.request(SigningCancel, { accountId: request.accountId, sendId: created.sendId }),
-    );
-    expect(again.code).toBe('conflict');
-    const resend = await rejection(
+    ).rejects.toMatchObject({ code: 'conflict' });
+    await expect(
       bed.client.request(SigningResend, { accountId: request.accountId, sendId: created.sendId }),
-    );
-    expect(resend.code).toBe('conflict');
+    ).rejects.toMatchObject({ code: 'conflict' });
   });
 
   it('resends: requested again with resend true, same expiry', async () => {
@@ -592,20 +580,19 @@ describe('signing.decline, signing.cancel, signing.resend, signing.status', () =
       requestedAt: '2026-01-07T10:00:00.000Z',
       expiresAt: created.expiresAt,
     });
-    const stranger = await rejection(
+    await expect(
       bed.client.request(SigningResend, { accountId: randomUUID(), sendId: created.sendId }),
-    );
-    expect(stranger.code).toBe('not_found');
+    ).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('answers not_found for another account’s request and for unknown IDs', async () => {
     const request = createRequest();
     const created = await bed.client.request(SigningCreate, request);
     for (const id of [created.auditId, created.sendId]) {
-      expect((await rejection(status(randomUUID(), id))).code).toBe('not_found');
+      await expect(status(randomUUID(), id)).rejects.toMatchObject({ code: 'not_found' });
     }
     for (const id of ['ESG-AAAA-BBBB-CCCC', 'send_AAAAAAAAAAAAAAAAAAAAAAAA', 'nonsense']) {
-      expect((await rejection(status(request.accountId, id))).code).toBe('not_found');
+      await expect(status(request.accountId, id)).rejects.toMatchObject({ code: 'not_found' });
     }
   });
 });
@@ -741,12 +728,17 @@ describe('tokens', () => {
 
   it('every signing event the outbox holds passes its contract and reaches the stream', async () => {
     // The relay leaves a row that fails its contract unpublished: all must be published.
-    await waitFor(async () => {
-      const { rows } = await db.query<{ n: number }>(
-        "select count(*)::int as n from documents.outbox where subject like 'events.signing.%' and published_at is null",
-      );
-      return rows[0]?.n === 0 ? true : undefined;
-    }, 10_000);
+    await expect
+      .poll(
+        async () =>
+          (
+            await db.query<{ n: number }>(
+              "select count(*)::int as n from documents.outbox where subject like 'events.signing.%' and published_at is null",
+            )
+          ).rows[0]?.n,
+        { timeout: 10_000 },
+      )
+      .toBe(0);
     const { rows } = await db.query<{ subject: string }>(
       "select distinct subject from documents.outbox where subject like 'events.signing.%' order by subject",
     );

@@ -1,10 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { AccountPlanChanged, KeyRevoked, RequestsCounted } from '@esign/contracts';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
-import { busOptionsFrom, connectBus } from '@esign/bus';
-import { createLogger, type Logger } from '@esign/telemetry';
+import { busOptionsFrom, busResource } from '@esign/bus';
+import { createLogger, startService, type Logger, type Resource } from '@esign/telemetry';
 import { createApp } from './app';
 import type { TGatewayConfig } from './config';
 import { createKeyCache } from './http/key-cache';
@@ -18,60 +18,71 @@ export interface RunningGateway {
 }
 
 /** Wire the gateway: connections, adapters, routes, listener. */
-export const startGateway = async (
+export const startGateway = (
   config: TGatewayConfig,
   options: { logger?: Logger } = {},
 ): Promise<RunningGateway> => {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
-  const bus = await connectBus({ ...busOptionsFrom(config), name: 'gateway', logger });
-  // The gateway publishes a durable event itself (a sign-in link was asked for): the stream must
-  // capture its subject even when no mailer has started yet.
-  await bus.ensureEventStream();
-  const blob = createBlobStore(blobOptionsFrom(config));
-  await blob.ensureBucket();
-  const keyCache = createKeyCache({
-    ttlMs: config.KEY_CACHE_TTL_MS,
-    rejectedTtlMs: config.REJECTED_KEY_TTL_MS,
-  });
-  // Every replica hears every revocation (no queue group) and forgets the key at once.
-  bus.subscribe(KeyRevoked, (event) => keyCache.evict(event.keyHash));
-  bus.subscribe(AccountPlanChanged, (event) => keyCache.evictAccount(event.accountId));
-  // Rate limits hold across replicas: each tells the others what it counted, a few times a second.
-  const replica = randomUUID();
-  const rateCounter = createRateCounter({ windowMs: 60_000 });
-  bus.subscribe(RequestsCounted, (counted) => {
-    if (counted.replica !== replica) rateCounter.addRemote(counted);
-  });
-  const shareCounts = setInterval(() => {
-    for (const counted of rateCounter.takeUnsent()) {
-      bus.publish(RequestsCounted, { replica, ...counted }).catch((err: unknown) => {
-        logger.warn('could not share rate-limit counts', { err });
-      });
-    }
-  }, config.RATE_LIMIT_SYNC_MS);
-  shareCounts.unref();
+  return startService(async (use) => {
+    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'gateway', logger }));
+    // The gateway publishes a durable event itself (a sign-in link was asked for): the stream must
+    // capture its subject even when no mailer has started yet.
+    await bus.ensureEventStream();
+    const blob = createBlobStore(blobOptionsFrom(config));
+    await blob.ensureBucket();
+    const keyCache = createKeyCache({
+      ttlMs: config.KEY_CACHE_TTL_MS,
+      rejectedTtlMs: config.REJECTED_KEY_TTL_MS,
+    });
+    // Every replica hears every revocation (no queue group) and forgets the key at once.
+    bus.subscribe(KeyRevoked, (event) => keyCache.evict(event.keyHash));
+    bus.subscribe(AccountPlanChanged, (event) => keyCache.evictAccount(event.accountId));
+    // Rate limits hold across replicas: each tells the others what it counted, a few times a second.
+    const replica = randomUUID();
+    const rateCounter = createRateCounter({ windowMs: 60_000 });
+    bus.subscribe(RequestsCounted, (counted) => {
+      if (counted.replica !== replica) rateCounter.addRemote(counted);
+    });
+    await use({
+      name: 'rate-limit sharing',
+      start: () => {
+        const timer = setInterval(() => {
+          for (const counted of rateCounter.takeUnsent()) {
+            bus.publish(RequestsCounted, { replica, ...counted }).catch((err: unknown) => {
+              logger.warn('could not share rate-limit counts', { err });
+            });
+          }
+        }, config.RATE_LIMIT_SYNC_MS);
+        timer.unref();
+        return timer;
+      },
+      stop: (timer) => clearInterval(timer),
+    });
 
-  const signing = createSigningPorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
-  const app = createApp({ config, bus, blob, logger, keyCache, rateCounter, signing });
-  const server: Server = createServer(app);
-  // Requests Node's HTTP parser refuses never reach express: answer them in the same JSON shape.
-  server.on('clientError', answerClientError);
-  server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 10 * 60_000;
-  await new Promise<void>((resolve) => server.listen(config.PORT, resolve));
-  const port = (server.address() as AddressInfo).port;
-  logger.info('gateway listening', { port });
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async stop() {
-      clearInterval(shareCounts);
-      // Stop accepting, let in-flight requests finish, then close the bus.
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await bus.drain();
-    },
-  };
+    const signing = createSigningPorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
+    const app = createApp({ config, bus, blob, logger, keyCache, rateCounter, signing });
+    const server = await use(httpServer({ app, port: config.PORT }));
+    const port = (server.address() as AddressInfo).port;
+    logger.info('gateway listening', { port });
+    return { url: `http://127.0.0.1:${port}` };
+  });
 };
+
+/** The HTTP listener; stopping it refuses new connections and lets in-flight requests finish. */
+const httpServer = (options: { app: RequestListener; port: number }): Resource<Server> => ({
+  name: 'HTTP server',
+  start: async () => {
+    const server = createServer(options.app);
+    // Requests Node's HTTP parser refuses never reach express: answer them in the same JSON shape.
+    server.on('clientError', answerClientError);
+    server.keepAliveTimeout = 65_000;
+    server.requestTimeout = 10 * 60_000;
+    await new Promise<void>((resolve) => server.listen(options.port, resolve));
+    return server;
+  },
+  stop: (server) =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    }),
+});

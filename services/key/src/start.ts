@@ -1,8 +1,15 @@
 import { fileURLToPath } from 'node:url';
-import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
+import { busOptionsFrom, busResource } from '@esign/bus';
 import { AccountPlanChanged, DocumentSigned, KeyRevoked } from '@esign/contracts';
-import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
-import { createLogger, startHealthServer, untraced, type Logger } from '@esign/telemetry';
+import { databaseUnavailable, migratedDatabase } from '@esign/db';
+import {
+  createLogger,
+  healthServer,
+  startService,
+  untraced,
+  type Logger,
+  type Resource,
+} from '@esign/telemetry';
 import type { TKeyServiceConfig } from './config';
 import { createAccountRepository } from './db/account-repository';
 import { createKeyRepository } from './db/key-repository';
@@ -47,7 +54,7 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
  * `events.document.signed` (durable consumer `key-count-documents`); purge expired sessions every
  * PURGE_INTERVAL_MS.
  */
-export const startKeyService = async (
+export const startKeyService = (
   config: TKeyServiceConfig,
   options: {
     logger?: Logger;
@@ -55,17 +62,18 @@ export const startKeyService = async (
   } = {},
 ): Promise<KeyService> => {
   const logger = options.logger ?? createLogger({ service: 'key', level: config.LOG_LEVEL });
-  const database = createDatabase({
-    url: config.DATABASE_URL,
-    schema,
-    max: config.DB_POOL_MAX,
-    applicationName: 'key',
-  });
-  let bus: Bus | undefined;
-  try {
-    await migrateSchema({ pool: database.pool, schema: 'key', migrationsFolder: MIGRATIONS_FOLDER });
-    bus = await connectBus({ ...busOptionsFrom(config), name: 'key', logger });
-    const connected = bus;
+  return startService(async (use, ready) => {
+    const database = await use(
+      migratedDatabase({
+        url: config.DATABASE_URL,
+        schema,
+        max: config.DB_POOL_MAX,
+        applicationName: 'key',
+        schemaName: 'key',
+        migrationsFolder: MIGRATIONS_FOLDER,
+      }),
+    );
+    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'key', logger }));
     const deps: KeyServiceDeps = {
       keys: createKeyRepository(database.db),
       accounts: createAccountRepository(database.db),
@@ -74,11 +82,11 @@ export const startKeyService = async (
       passwords: createPasswordHasher({ logN: config.PASSWORD_SCRYPT_LOG_N }),
       config,
       now: options.now ?? (() => new Date()),
-      publishRevoked: (event) => connected.publish(KeyRevoked, event),
+      publishRevoked: (event) => bus.publish(KeyRevoked, event),
       publishPlanChanged: (accountId, plan) =>
-        connected.publish(AccountPlanChanged, { accountId, plan, changedAt: new Date().toISOString() }),
+        bus.publish(AccountPlanChanged, { accountId, plan, changedAt: new Date().toISOString() }),
     };
-    await connected.serve(
+    await bus.serve(
       [
         verifyHandler(deps),
         createHandler(deps),
@@ -102,49 +110,42 @@ export const startKeyService = async (
     );
     // Documents made without a reservation (a plan without a limit) are counted from their record.
     const countRecorded = createRecordedDocumentCounter(deps.quotas);
-    await connected.consume(DocumentSigned, (event) => countRecorded(event), {
+    await bus.consume(DocumentSigned, (event) => countRecorded(event), {
       durable: 'key-count-documents',
       // Up to this many events are pulled and written together (one statement each time).
       concurrency: 256,
       maxDeliveries: 50,
     });
-    const purge = startPurge({ deps, intervalMs: config.PURGE_INTERVAL_MS, logger });
-    const health = await startHealthServer({
-      port: config.HEALTH_PORT,
-      ready: async () => connected.isConnected() && (await database.ping()),
-    });
-    return {
-      healthPort: health.port,
-      async stop() {
-        purge.stop();
-        await health.close();
-        await connected.drain();
-        await database.close();
-      },
-    };
-  } catch (err) {
-    await bus?.drain().catch(() => undefined);
-    await database.close().catch(() => undefined);
-    throw err;
-  }
+    await use(purgeExpired({ deps, intervalMs: config.PURGE_INTERVAL_MS, logger }));
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    return { healthPort: health.port };
+  });
 };
 
 /** Delete expired sessions, sign-in tokens, attempt windows and old link requests now and then (verification ignores them anyway). */
-const startPurge = (options: { deps: KeyServiceDeps; intervalMs: number; logger: Logger }) => {
-  const { deps, logger } = options;
-  const timer = setInterval(() => {
-    untraced(() =>
-      deps.sessions.purgeExpired({
-        now: deps.now(),
-        idleMs: deps.config.SESSION_IDLE_TIMEOUT_MS,
-        attemptWindowMs: deps.config.SIGN_IN_ATTEMPT_WINDOW_MS,
-        linkWindowMs: deps.config.SIGN_IN_LINK_WINDOW_MS,
-      }),
-    ).then(
-      (purged) => logger.debug('purged expired sessions', purged),
-      (err: unknown) => logger.warn('purge of expired sessions failed', { err }),
-    );
-  }, options.intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
-};
+const purgeExpired = (options: {
+  deps: KeyServiceDeps;
+  intervalMs: number;
+  logger: Logger;
+}): Resource<NodeJS.Timeout> => ({
+  name: 'purge of expired sessions',
+  start: () => {
+    const { deps, logger } = options;
+    const timer = setInterval(() => {
+      untraced(() =>
+        deps.sessions.purgeExpired({
+          now: deps.now(),
+          idleMs: deps.config.SESSION_IDLE_TIMEOUT_MS,
+          attemptWindowMs: deps.config.SIGN_IN_ATTEMPT_WINDOW_MS,
+          linkWindowMs: deps.config.SIGN_IN_LINK_WINDOW_MS,
+        }),
+      ).then(
+        (purged) => logger.debug('purged expired sessions', purged),
+        (err: unknown) => logger.warn('purge of expired sessions failed', { err }),
+      );
+    }, options.intervalMs);
+    timer.unref();
+    return timer;
+  },
+  stop: (timer) => clearInterval(timer),
+});

@@ -30,14 +30,3 @@ export const runCliProcess = (
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-
-/** Poll until `check` returns a value, or fail after `timeoutMs`. */
-export const waitFor = async <T>(check: () => T | undefined, timeoutMs = 2000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};

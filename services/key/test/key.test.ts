@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { connectBus, decodeJson, encodeJson, ZEnvelope, type Bus } from '@esign/bus';
-import { KeyCreate, KeyRevoke, KeyRevoked, KeyVerify, ServiceError } from '@esign/contracts';
+import { KeyCreate, KeyRevoke, KeyRevoked, KeyVerify } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { createTestDatabase, testNatsUrl, uniqueBusPrefix, type TestDatabase } from '@esign/testing';
 import pg from 'pg';
@@ -8,22 +8,12 @@ import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKeyServiceConfig } from '../src/config';
 import { startKeyService, type KeyService } from '../src/start';
-import { runCliProcess, waitFor } from './helpers';
+import { runCliProcess } from './helpers';
 
 type TRevokedEvent = z.infer<(typeof KeyRevoked)['payload']>;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const uniqueEmail = (name: string) => `${name}.${randomUUID().slice(0, 8)}@example.com`;
-
-const rejection = async (promise: Promise<unknown>): Promise<ServiceError> => {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ServiceError) return err;
-    throw err;
-  }
-  throw new Error('expected a ServiceError, but the call succeeded');
-};
 
 let database: TestDatabase;
 let sut: KeyService;
@@ -146,8 +136,9 @@ describe('key.create and key.verify', () => {
   });
 
   it('answers unauthenticated for an unknown key hash', async () => {
-    const err = await rejection(client.request(KeyVerify, { keyHash: sha256('svc_live_unknown') }));
-    expect(err.code).toBe('unauthenticated');
+    await expect(client.request(KeyVerify, { keyHash: sha256('svc_live_unknown') })).rejects.toMatchObject({
+      code: 'unauthenticated',
+    });
   });
 
   it('records when a key was last used', async () => {
@@ -162,17 +153,18 @@ describe('key.create and key.verify', () => {
       expect(before.rows[0]?.last_used_at).toBeNull();
       await client.request(KeyVerify, { keyHash: sha256(created.apiKey) });
       // Written off the reply's path: it lands shortly after the answer.
-      const deadline = Date.now() + 2000;
-      let lastUsedAt: Date | null | undefined;
-      while (!lastUsedAt && Date.now() < deadline) {
-        const after = await db.query<{ last_used_at: Date | null }>(
-          'select last_used_at from key.api_keys where id = $1',
-          [created.keyId],
-        );
-        lastUsedAt = after.rows[0]?.last_used_at;
-        if (!lastUsedAt) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(lastUsedAt).toBeInstanceOf(Date);
+      await expect
+        .poll(
+          async () =>
+            (
+              await db.query<{ last_used_at: Date | null }>(
+                'select last_used_at from key.api_keys where id = $1',
+                [created.keyId],
+              )
+            ).rows[0]?.last_used_at,
+          { timeout: 2000, interval: 20 },
+        )
+        .toBeInstanceOf(Date);
     } finally {
       await db.end();
     }
@@ -191,16 +183,16 @@ describe('key.revoke', () => {
       alreadyRevoked: false,
     });
 
-    const event = await waitFor(() => revokedEvents.find((e) => e.keyId === created.keyId), 1000);
-    expect(event).toEqual({
-      keyId: created.keyId,
-      keyHash,
-      accountId: created.accountId,
-      revokedAt: revoked.revokedAt,
-    });
+    await expect
+      .poll(() => revokedEvents.find((e) => e.keyId === created.keyId), { timeout: 1000 })
+      .toEqual({
+        keyId: created.keyId,
+        keyHash,
+        accountId: created.accountId,
+        revokedAt: revoked.revokedAt,
+      });
 
-    const err = await rejection(client.request(KeyVerify, { keyHash }));
-    expect(err.code).toBe('unauthenticated');
+    await expect(client.request(KeyVerify, { keyHash })).rejects.toMatchObject({ code: 'unauthenticated' });
 
     const again = await client.request(KeyRevoke, { keyId: created.keyId });
     expect(again).toEqual({ ...revoked, alreadyRevoked: true });
@@ -214,10 +206,13 @@ describe('key.revoke', () => {
 
     const revoked = await client.request(KeyRevoke, { keyHash: goneHash });
     expect(revoked).toMatchObject({ keyId: gone.keyId, alreadyRevoked: false });
-    const event = await waitFor(() => revokedEvents.find((e) => e.keyHash === goneHash), 1000);
-    expect(event.keyId).toBe(gone.keyId);
+    await expect
+      .poll(() => revokedEvents.find((e) => e.keyHash === goneHash)?.keyId, { timeout: 1000 })
+      .toBe(gone.keyId);
 
-    expect((await rejection(client.request(KeyVerify, { keyHash: goneHash }))).code).toBe('unauthenticated');
+    await expect(client.request(KeyVerify, { keyHash: goneHash })).rejects.toMatchObject({
+      code: 'unauthenticated',
+    });
     const principal = await client.request(KeyVerify, { keyHash: sha256(kept.apiKey) });
     expect(principal.keyId).toBe(kept.keyId);
 
@@ -227,8 +222,12 @@ describe('key.revoke', () => {
   });
 
   it('answers not_found for an unknown key id or hash', async () => {
-    expect((await rejection(client.request(KeyRevoke, { keyId: randomUUID() }))).code).toBe('not_found');
-    expect((await rejection(client.request(KeyRevoke, { keyHash: sha256('nope') }))).code).toBe('not_found');
+    await expect(client.request(KeyRevoke, { keyId: randomUUID() })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(client.request(KeyRevoke, { keyHash: sha256('nope') })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });
 
@@ -287,9 +286,9 @@ describe('operator CLI', () => {
     expect(revoke.stdout.trim()).toBe(principal.keyId);
     expect(revoke.stderr).toContain('Revoked key');
     expect(`${revoke.stdout}${revoke.stderr}`).not.toContain(apiKey);
-    expect((await rejection(client.request(KeyVerify, { keyHash: sha256(apiKey) }))).code).toBe(
-      'unauthenticated',
-    );
+    await expect(client.request(KeyVerify, { keyHash: sha256(apiKey) })).rejects.toMatchObject({
+      code: 'unauthenticated',
+    });
 
     // Revoke again by id: already revoked, still success.
     const again = await runCliProcess(['keys', 'revoke', principal.keyId], cliEnv());

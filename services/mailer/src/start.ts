@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore, createPresigner } from '@esign/blob';
-import { busOptionsFrom, connectBus, type Bus, type ConsumeOptions } from '@esign/bus';
+import { busOptionsFrom, busResource, type ConsumeOptions } from '@esign/bus';
 import {
   AccountUsageGet,
   SignInLinkRequested,
@@ -14,8 +14,8 @@ import {
   SigningRequested,
   WebhookEndpointDisabled,
 } from '@esign/contracts';
-import { createDatabase, migrateSchema } from '@esign/db';
-import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
+import { migratedDatabase } from '@esign/db';
+import { createLogger, healthServer, startService, type Logger, type Resource } from '@esign/telemetry';
 import { createSmtpTransport, type MailTransport } from './adapters/smtp-transport';
 import type { TMailerConfig } from './config';
 import { createDeliveryRepository } from './db/delivery-repository';
@@ -44,33 +44,27 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
  * Migrate the `mailer` schema, connect to NATS, and consume the signing events with one durable
  * consumer each (`mailer-<event>`; replicas share them), sending email over SMTP.
  */
-export const startMailerService = async (
+export const startMailerService = (
   config: TMailerConfig,
   options: { logger?: Logger; now?: () => Date } = {},
 ): Promise<MailerService> => {
   const logger = options.logger ?? createLogger({ service: 'mailer', level: config.LOG_LEVEL });
   const now = options.now ?? (() => new Date());
-  const database = createDatabase({
-    url: config.DATABASE_URL,
-    schema,
-    max: config.DB_POOL_MAX,
-    applicationName: 'mailer',
-    onIdleError: (err) => logger.warn('idle database connection lost', { err }),
-  });
-  let bus: Bus | undefined;
-  let transport: MailTransport | undefined;
-  try {
-    await migrateSchema({ pool: database.pool, schema: 'mailer', migrationsFolder: MIGRATIONS_FOLDER });
-    bus = await connectBus({ ...busOptionsFrom(config), name: 'mailer', logger });
-    const connected = bus;
-    transport = createSmtpTransport({
-      host: config.SMTP_HOST,
-      port: config.SMTP_PORT,
-      tls: config.SMTP_TLS,
-      user: config.SMTP_USER,
-      password: config.SMTP_PASSWORD,
-      from: config.MAIL_FROM,
-    });
+  return startService(async (use, ready) => {
+    const database = await use(
+      migratedDatabase({
+        url: config.DATABASE_URL,
+        schema,
+        max: config.DB_POOL_MAX,
+        applicationName: 'mailer',
+        onIdleError: (err) => logger.warn('idle database connection lost', { err }),
+        schemaName: 'mailer',
+        migrationsFolder: MIGRATIONS_FOLDER,
+      }),
+    );
+    // Before the bus: the emails in flight when it drains still need it.
+    const transport = await use(smtpTransport(config));
+    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'mailer', logger }));
     const blobOptions = blobOptionsFrom(config);
     const blob = createBlobStore(blobOptions);
     const presign = createPresigner({
@@ -87,8 +81,8 @@ export const startMailerService = async (
     };
     const deps = { deliveries: createDeliveryRepository(database.db), transport, logger };
     const links = {
-      attachLink: (request: Parameters<typeof connected.request<typeof SigningAttachLink>>[1]) =>
-        connected.request(SigningAttachLink, request),
+      attachLink: (request: Parameters<typeof bus.request<typeof SigningAttachLink>>[1]) =>
+        bus.request(SigningAttachLink, request),
       publicBaseUrl: config.PUBLIC_BASE_URL,
     };
     const consume = (durable: string): ConsumeOptions => ({
@@ -99,17 +93,17 @@ export const startMailerService = async (
       // An attempt may fetch a 10 MB PDF and push it through SMTP; progress acks extend this.
       ackWaitMs: 60_000,
     });
-    await connected.consume(
+    await bus.consume(
       SigningRequested,
       signingRequestedHandler({ ...deps, ...links }),
       consume('mailer-signing-requested'),
     );
-    await connected.consume(
+    await bus.consume(
       SigningReminderDue,
       signingReminderDueHandler({ ...deps, ...links, now }),
       consume('mailer-signing-reminder-due'),
     );
-    await connected.consume(
+    await bus.consume(
       SigningCompleted,
       signingCompletedHandler({
         ...deps,
@@ -120,53 +114,43 @@ export const startMailerService = async (
       }),
       consume('mailer-signing-completed'),
     );
-    await connected.consume(
-      SigningDeclined,
-      signingDeclinedHandler(deps),
-      consume('mailer-signing-declined'),
-    );
-    await connected.consume(SigningExpired, signingExpiredHandler(deps), consume('mailer-signing-expired'));
-    await connected.consume(
-      SigningCanceled,
-      signingCanceledHandler(deps),
-      consume('mailer-signing-canceled'),
-    );
-    await connected.consume(
+    await bus.consume(SigningDeclined, signingDeclinedHandler(deps), consume('mailer-signing-declined'));
+    await bus.consume(SigningExpired, signingExpiredHandler(deps), consume('mailer-signing-expired'));
+    await bus.consume(SigningCanceled, signingCanceledHandler(deps), consume('mailer-signing-canceled'));
+    await bus.consume(
       SignInLinkRequested,
       signInLinkRequestedHandler({
         ...deps,
-        issueSignInToken: (email, requestId) => connected.request(SignInTokenIssue, { email, requestId }),
+        issueSignInToken: (email, requestId) => bus.request(SignInTokenIssue, { email, requestId }),
         publicBaseUrl: config.PUBLIC_BASE_URL,
       }),
       consume('mailer-sign-in-link-requested'),
     );
-    await connected.consume(
+    await bus.consume(
       WebhookEndpointDisabled,
       webhookEndpointDisabledHandler({
         ...deps,
-        accountEmail: accountEmailVia((request) => connected.request(AccountUsageGet, request)),
+        accountEmail: accountEmailVia((request) => bus.request(AccountUsageGet, request)),
         publicBaseUrl: config.PUBLIC_BASE_URL,
       }),
       consume('mailer-webhook-endpoint-disabled'),
     );
-    const health = await startHealthServer({
-      port: config.HEALTH_PORT,
-      ready: async () => connected.isConnected() && (await database.ping()),
-    });
-    const smtp = transport;
-    return {
-      healthPort: health.port,
-      async stop() {
-        await health.close();
-        await connected.drain();
-        smtp.close();
-        await database.close();
-      },
-    };
-  } catch (err) {
-    await bus?.drain().catch(() => undefined);
-    transport?.close();
-    await database.close().catch(() => undefined);
-    throw err;
-  }
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    return { healthPort: health.port };
+  });
 };
+
+/** The SMTP client, closed once the bus has drained. */
+const smtpTransport = (config: TMailerConfig): Resource<MailTransport> => ({
+  name: 'SMTP',
+  start: () =>
+    createSmtpTransport({
+      host: config.SMTP_HOST,
+      port: config.SMTP_PORT,
+      tls: config.SMTP_TLS,
+      user: config.SMTP_USER,
+      password: config.SMTP_PASSWORD,
+      from: config.MAIL_FROM,
+    }),
+  stop: (transport) => transport.close(),
+});

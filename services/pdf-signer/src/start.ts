@@ -1,7 +1,7 @@
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
-import { busOptionsFrom, connectBus, endpoint } from '@esign/bus';
+import { busOptionsFrom, busResource, endpoint } from '@esign/bus';
 import { PdfInspect, PdfSign, PdfVerify } from '@esign/contracts';
-import { createLogger, startHealthServer } from '@esign/telemetry';
+import { createLogger, healthServer, startService } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
 import { readSigningMaterial, revocationSettings, signWorkerCount, timestampSettings } from './config';
 import type { TPdfSignerEnv } from './config';
@@ -27,80 +27,88 @@ export interface PdfSignerService {
  * ensured), NATS endpoints `pdf.sign`, `pdf.inspect` (both on the signing workers) and `pdf.verify` (on a verification worker of its own) in the `pdf-signer` queue group, health server. Ready when the
  * bus is connected and the bucket answers.
  */
-export const startPdfSigner = async (
+export const startPdfSigner = (
   config: TPdfSignerEnv,
   options: { logger?: Logger } = {},
 ): Promise<PdfSignerService> => {
   const logger = options.logger ?? createLogger({ service: 'pdf-signer', level: config.LOG_LEVEL });
-  // Signing runs on worker threads started here, once: this thread only moves bytes and messages.
-  const signer = await startSignPool({
-    size: signWorkerCount(config),
-    jobBudgetMs: config.SIGN_JOB_BUDGET_MS,
-    workerHeapMb: config.SIGN_WORKER_HEAP_MB,
-    workerYoungMb: config.SIGN_WORKER_YOUNG_MB,
-    spillMs: config.SIGN_SPILL_MS,
-    signing: readSigningMaterial(config),
-    timestamps: timestampSettings(config),
-    revocation: revocationSettings(config),
-    logger,
-  });
-  const blob = createBlobStore(blobOptionsFrom(config));
-  await blob.ensureBucket();
-  const bus = await connectBus({ ...busOptionsFrom(config), name: 'pdf-signer', logger });
-  await bus.serve(
-    [
-      endpoint(
-        PdfSign,
-        createSignPdfHandler({
-          blob,
-          signer,
-          maxFileBytes: config.MAX_FILE_BYTES,
-          verifyBaseUrl: config.PUBLIC_BASE_URL,
-          padesLevel: config.PADES_LEVEL,
+  return startService(async (use, ready) => {
+    // Signing runs on worker threads started here, once: this thread only moves bytes and messages.
+    const signer = await use({
+      name: 'signing workers',
+      start: () =>
+        startSignPool({
+          size: signWorkerCount(config),
+          jobBudgetMs: config.SIGN_JOB_BUDGET_MS,
+          workerHeapMb: config.SIGN_WORKER_HEAP_MB,
+          workerYoungMb: config.SIGN_WORKER_YOUNG_MB,
+          spillMs: config.SIGN_SPILL_MS,
+          signing: readSigningMaterial(config),
+          timestamps: timestampSettings(config),
+          revocation: revocationSettings(config),
+          logger,
         }),
-      ),
-      endpoint(
-        PdfInspect,
-        createInspectPdfHandler({ blob, pool: signer, maxFileBytes: config.MAX_FILE_BYTES }),
-      ),
-    ],
-    // Bounds memory: a burst of large documents waits here instead of being loaded all at once.
-    { maxConcurrent: config.MAX_CONCURRENT_SIGNS },
-  );
-  // Public verification: its own worker thread and its own small queue, so that it never takes a
-  // signing worker or holds more than two files in memory.
-  const verifier = startVerifier({
-    budgetMs: config.VERIFY_JOB_BUDGET_MS,
-    heapMb: config.SIGN_WORKER_HEAP_MB,
-    youngMb: config.SIGN_WORKER_YOUNG_MB,
-    setup: { ownFingerprint256: signer.certificateFingerprint },
-    logger,
+      stop: (pool) => pool.close(),
+      ready: (pool) => pool.readyWorkers() > 0,
+    });
+    // Public verification: its own worker thread and its own small queue, so that it never takes a
+    // signing worker or holds more than two files in memory. Started before the bus, so that the
+    // bus drains the verifications in flight before it closes.
+    const verifier = await use({
+      name: 'verification worker',
+      start: () =>
+        startVerifier({
+          budgetMs: config.VERIFY_JOB_BUDGET_MS,
+          heapMb: config.SIGN_WORKER_HEAP_MB,
+          youngMb: config.SIGN_WORKER_YOUNG_MB,
+          setup: { ownFingerprint256: signer.certificateFingerprint },
+          logger,
+        }),
+      stop: (started) => started.close(),
+    });
+    const blob = await use({
+      name: 'object storage',
+      start: async () => {
+        const blob = createBlobStore(blobOptionsFrom(config));
+        await blob.ensureBucket();
+        return blob;
+      },
+      ready: (blob) => blob.ping(),
+    });
+    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'pdf-signer', logger }));
+    await bus.serve(
+      [
+        endpoint(
+          PdfSign,
+          createSignPdfHandler({
+            blob,
+            signer,
+            maxFileBytes: config.MAX_FILE_BYTES,
+            verifyBaseUrl: config.PUBLIC_BASE_URL,
+            padesLevel: config.PADES_LEVEL,
+          }),
+        ),
+        endpoint(
+          PdfInspect,
+          createInspectPdfHandler({ blob, pool: signer, maxFileBytes: config.MAX_FILE_BYTES }),
+        ),
+      ],
+      // Bounds memory: a burst of large documents waits here instead of being loaded all at once.
+      { maxConcurrent: config.MAX_CONCURRENT_SIGNS },
+    );
+    await bus.serve(
+      [endpoint(PdfVerify, createVerifyPdfHandler({ blob, verifier, maxFileBytes: config.MAX_FILE_BYTES }))],
+      { maxConcurrent: 2 },
+    );
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    logger.info('sealing with certificate', {
+      healthPort: health.port,
+      certificate: signer.certificateFingerprint,
+      signWorkers: signWorkerCount(config),
+      developmentCertificate: signer.developmentCertificate,
+      timestampAuthorities: config.TSA_URLS.length,
+      padesLevel: config.PADES_LEVEL,
+    });
+    return { logger, healthPort: health.port, certificateFingerprint: signer.certificateFingerprint };
   });
-  await bus.serve(
-    [endpoint(PdfVerify, createVerifyPdfHandler({ blob, verifier, maxFileBytes: config.MAX_FILE_BYTES }))],
-    { maxConcurrent: 2 },
-  );
-  const health = await startHealthServer({
-    port: config.HEALTH_PORT,
-    ready: async () => bus.isConnected() && signer.readyWorkers() > 0 && (await blob.ping()),
-  });
-  logger.info('sealing with certificate', {
-    healthPort: health.port,
-    certificate: signer.certificateFingerprint,
-    signWorkers: signWorkerCount(config),
-    developmentCertificate: signer.developmentCertificate,
-    timestampAuthorities: config.TSA_URLS.length,
-    padesLevel: config.PADES_LEVEL,
-  });
-  return {
-    logger,
-    healthPort: health.port,
-    certificateFingerprint: signer.certificateFingerprint,
-    async stop() {
-      await bus.drain();
-      await signer.close();
-      await verifier.close();
-      await health.close();
-    },
-  };
 };

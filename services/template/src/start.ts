@@ -1,6 +1,6 @@
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
-import { busOptionsFrom, connectBus, type Bus } from '@esign/bus';
-import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
+import { busOptionsFrom, busResource } from '@esign/bus';
+import { createLogger, healthServer, startService, type Logger } from '@esign/telemetry';
 import type { TTemplateServiceConfig } from './config';
 import { loadFontSet } from './domain/fonts';
 import { renderDocument } from './domain/render';
@@ -22,43 +22,36 @@ export interface TemplateService {
  * Parse the fonts, make sure the bucket exists, render one document to warm up the layout engine, then
  * serve `template.list` and `template.generate`.
  */
-export const startTemplateService = async (
+export const startTemplateService = (
   config: TTemplateServiceConfig,
   options: { logger?: Logger } = {},
 ): Promise<TemplateService> => {
   const logger = options.logger ?? createLogger({ service: 'template', level: config.LOG_LEVEL });
-  const fonts = loadFontSet();
-  const blob = createBlobStore(blobOptionsFrom(config));
-  await blob.ensureBucket();
-  // The first render pays for lazy font table parsing and JIT warm-up; do it before taking traffic.
-  const [first] = TEMPLATES;
-  if (first) {
-    const fields = validateFields(first, first.example, {
-      findUndrawable: (text) => findUndrawable(text, fonts),
+  return startService(async (use, ready) => {
+    const fonts = loadFontSet();
+    const blob = await use({
+      name: 'object storage',
+      start: async () => {
+        const blob = createBlobStore(blobOptionsFrom(config));
+        await blob.ensureBucket();
+        return blob;
+      },
+      ready: (blob) => blob.ping(),
     });
-    await renderDocument(first.compose(fields), { fonts });
-  }
-  let bus: Bus | undefined;
-  try {
-    bus = await connectBus({ ...busOptionsFrom(config), name: 'template', logger });
-    const connected = bus;
-    await connected.serve([
+    // The first render pays for lazy font table parsing and JIT warm-up; do it before taking traffic.
+    const [first] = TEMPLATES;
+    if (first) {
+      const fields = validateFields(first, first.example, {
+        findUndrawable: (text) => findUndrawable(text, fonts),
+      });
+      await renderDocument(first.compose(fields), { fonts });
+    }
+    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'template', logger }));
+    await bus.serve([
       listTemplatesHandler({ templates: TEMPLATES }),
       generateTemplateHandler({ templates: templatesBySlug(TEMPLATES), fonts, blob }),
     ]);
-    const health = await startHealthServer({
-      port: config.HEALTH_PORT,
-      ready: async () => connected.isConnected() && (await blob.ping()),
-    });
-    return {
-      healthPort: health.port,
-      async stop() {
-        await health.close();
-        await connected.drain();
-      },
-    };
-  } catch (err) {
-    await bus?.drain().catch(() => undefined);
-    throw err;
-  }
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    return { healthPort: health.port };
+  });
 };

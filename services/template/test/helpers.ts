@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createBlobStore, type BlobStore } from '@esign/blob';
 import { connectBus, type Bus } from '@esign/bus';
-import { ServiceError, TemplateGenerate, type TGenerateTemplateReply } from '@esign/contracts';
+import { TemplateGenerate, type TGenerateTemplateReply } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { runPdfTool, startTestS3, testNatsUrl, uniqueBusPrefix, type TestS3 } from '@esign/testing';
 import { loadTemplateServiceConfig } from '../src/config';
@@ -60,17 +60,6 @@ export const startHarness = async (): Promise<TemplateHarness> => {
       await s3.stop();
     },
   };
-};
-
-/** The ServiceError a promise rejects with (fails when it resolves or rejects with something else). */
-export const rejection = async (promise: Promise<unknown>): Promise<ServiceError> => {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ServiceError) return err;
-    throw err;
-  }
-  throw new Error('expected a ServiceError, but the call succeeded');
 };
 
 /** Text as pdftotext reads it (reading order, UTF-8), with bidi marks removed and whitespace collapsed. */

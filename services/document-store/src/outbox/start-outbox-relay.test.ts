@@ -1,9 +1,18 @@
 import { createLogger } from '@esign/telemetry';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OutboxRepository, TOutboxPass } from './outbox-repository';
 import { startOutboxRelay } from './start-outbox-relay';
 
 const quiet = createLogger({ service: 'test', level: 'error', write: () => undefined });
+
+// The relay's timers run on vitest's clock: each step moves it exactly as far as the step needs.
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('startOutboxRelay', () => {
   it('passes over the outbox at start, on notify and again while batches come back full', async () => {
@@ -25,15 +34,17 @@ describe('startOutboxRelay', () => {
       pollMs: 60_000,
       batchSize: 2,
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.advanceTimersByTimeAsync(0);
     expect(passes).toEqual([2, 2, 1]);
     pending = 1;
     sut.notify();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.advanceTimersByTimeAsync(0);
     expect(passes).toEqual([2, 2, 1, 1]);
     await sut.stop();
     sut.notify();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Stopped: the notify schedules nothing, and no poll is left either.
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(120_000);
     expect(passes).toHaveLength(4);
   });
 
@@ -55,7 +66,7 @@ describe('startOutboxRelay', () => {
       pollMs: 10,
       batchSize: 10,
     });
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await vi.advanceTimersByTimeAsync(60);
     await sut.stop();
     expect(calls).toBeGreaterThan(2);
   });
@@ -80,24 +91,28 @@ describe('startOutboxRelay', () => {
       batchSize: 100,
       coalesceMs: 30,
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.advanceTimersByTimeAsync(0);
     expect(passes).toBe(1); // the one at start
 
     for (let i = 0; i < 200; i += 1) sut.notify();
-    await new Promise((resolve) => setTimeout(resolve, 15));
+    await vi.advanceTimersByTimeAsync(29);
     expect(passes).toBe(1); // still gathering
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await vi.advanceTimersByTimeAsync(1);
     expect(passes).toBe(2);
 
     holding = true;
     sut.notify();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.advanceTimersByTimeAsync(30);
     expect(passes).toBe(3); // under way, held
     holding = false;
     for (let i = 0; i < 50; i += 1) sut.notify();
     release();
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await vi.advanceTimersByTimeAsync(29);
+    expect(passes).toBe(3); // the follow-up gathers like any notify
+    await vi.advanceTimersByTimeAsync(1);
     expect(passes).toBe(4); // one follow-up for everything notified during the pass
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(passes).toBe(4);
     await sut.stop();
   });
 
@@ -118,7 +133,7 @@ describe('startOutboxRelay', () => {
       batchSize: 100,
       coalesceMs: 10_000,
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.advanceTimersByTimeAsync(0);
     sut.notify();
     await sut.stop();
     expect(passes).toBe(2);

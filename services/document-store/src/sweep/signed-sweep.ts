@@ -98,9 +98,11 @@ export const createSignedSweep = (deps: {
 
 /** Run the sweep every `intervalMs` (first run one interval after the start); `stop` waits for a run. */
 export const startSignedSweep = (options: {
-  sweep: { runOnce(): Promise<unknown> };
+  sweep: { runOnce(now?: Date): Promise<unknown> };
   intervalMs: number;
   logger: Logger;
+  /** The time each run goes by (default: the sweep's own clock); tests move it. */
+  now?: () => Date;
   /** Names the sweep in its log lines. */
   label?: string;
 }): { stop(): Promise<void> } => {
@@ -109,7 +111,7 @@ export const startSignedSweep = (options: {
   const timer = setInterval(() => {
     if (running) return;
     running = options.sweep
-      .runOnce()
+      .runOnce(options.now?.())
       .then(() => {
         if (failing) options.logger.info(`${options.label ?? 'signed-object sweep'} works again`);
         failing = false;

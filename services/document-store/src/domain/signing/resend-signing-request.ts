@@ -1,32 +1,22 @@
 import { SigningRequested, type SigningResend } from '@esign/contracts';
 import type { z } from 'zod';
-import {
-  appendSigningEvent,
-  eventBase,
-  inTransaction,
-  insertOutbox,
-  lockRequest,
-  signingOutboxEntry,
-} from '../../db/signing-repository';
-import { notFound, requirePending, type SigningDeps } from './signing-deps';
+import { eventBase, signingOutboxEntry } from '../../db/signing-repository';
+import { changePendingRequest } from './change-pending-request';
+import type { SigningDeps } from './signing-deps';
 
 /**
  * `signing.resend`: `events.signing.requested` again with `resend: true` (the mailer's new link replaces
  * the earlier ones). The expiry and the reminder schedule stay as they were.
  */
-export const resendSigningRequest = async (
+export const resendSigningRequest = (
   deps: SigningDeps,
   request: z.output<(typeof SigningResend)['request']>,
-): Promise<{ sendId: string; status: 'pending'; expiresAt: string }> => {
-  const now = deps.now();
-  return inTransaction(deps.pool, async (client) => {
-    const row = await lockRequest(client, { sendId: request.sendId, accountId: request.accountId });
-    if (!row) throw notFound();
-    requirePending(row, now);
-    await appendSigningEvent(client, row.id, { event: 'signing.resent', timestamp: now, details: {} });
-    await insertOutbox(
-      client,
-      signingOutboxEntry(SigningRequested.subject, (eventId) => ({
+): Promise<{ sendId: string; status: 'pending'; expiresAt: string }> =>
+  changePendingRequest(deps, {
+    find: { sendId: request.sendId, accountId: request.accountId },
+    decide: (row, now) => ({
+      event: { event: 'signing.resent', details: {} },
+      publish: signingOutboxEntry(SigningRequested.subject, (eventId) => ({
         ...eventBase(row, eventId),
         subject: row.subject,
         message: row.message,
@@ -34,7 +24,6 @@ export const resendSigningRequest = async (
         requestedAt: now.toISOString(),
         resend: true,
       })),
-    );
-    return { sendId: row.id, status: 'pending' as const, expiresAt: row.expiresAt.toISOString() };
+      reply: { sendId: row.id, status: 'pending' as const, expiresAt: row.expiresAt.toISOString() },
+    }),
   });
-};
