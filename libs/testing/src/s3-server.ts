@@ -27,14 +27,15 @@ import { Readable } from 'node:stream';
  *
  * What it does: buckets (create, head, delete, location, list), objects (put, get with ranges and
  * `response-*` overrides, head, delete, ListObjectsV2 and V1 with prefix, delimiter and pagination,
- * multi-delete), multipart uploads (initiate, part, complete, abort, list uploads and parts), bucket
+ * multi-delete, copy within and across buckets), multipart uploads (initiate, part, complete, abort, list uploads and parts), bucket
  * lifecycle (stored; `Expiration.Days` rules for a prefix are honoured by a periodic sweep), expiry of
  * presigned URLs (`X-Amz-Date` + `X-Amz-Expires`), S3 XML errors.
  *
  * What it leaves out, on purpose: credentials and signatures are not checked (any key is accepted);
  * ETags are unique tokens, not MD5 digests, and Content-MD5 is not verified; no versioning, ACLs,
- * policies, tagging, copy or conditional requests (501 NotImplemented, so nothing is silently
- * misread as a plain object write); multipart uploads in progress do not survive a restart.
+ * policies, tagging, part copies, copies that replace metadata or conditional requests (501
+ * NotImplemented, so nothing is silently misread as a plain object write); multipart uploads in
+ * progress do not survive a restart.
  *
  * Storage: `<directory>/<bucket>/<sha1 of key>`, each file a small header (key, content type, ETag,
  * time, user metadata) followed by the bytes, so that the folder alone rebuilds the index at start.
@@ -833,6 +834,84 @@ export const startS3Server = async (options: S3ServerOptions): Promise<S3Server>
     return segments;
   };
 
+  // ---- copy ------------------------------------------------------------------------------------
+
+  /**
+   * CopyObject (a PUT with `x-amz-copy-source: /<bucket>/<key>`, URI-encoded): the source's bytes,
+   * content type and metadata (the COPY directive) become a new object with its own ETag and time.
+   * The source's files are opened before anything is written, so a source replaced or deleted meanwhile
+   * is still copied whole. Answers CopyObjectResult; a missing source is 404 NoSuchKey. REPLACE,
+   * conditional and ranged copies are not implemented (501).
+   */
+  const copyObject = async (req: IncomingMessage, res: ServerResponse, bucket: Bucket, key: string) => {
+    const header = String(req.headers['x-amz-copy-source']);
+    const directive = req.headers['x-amz-metadata-directive'] ?? 'COPY';
+    const unsupported = Object.keys(req.headers).some(
+      (name) => name.startsWith('x-amz-copy-source-') || name === 'x-amz-tagging-directive',
+    );
+    if (directive !== 'COPY' || unsupported) throw notImplemented();
+    const path = decodeURIComponent(header.split('?')[0] ?? '').replace(/^\//, '');
+    const slash = path.indexOf('/');
+    const sourceBucket = buckets.get(slash < 0 ? path : path.slice(0, slash));
+    const sourceKey = slash < 0 ? '' : path.slice(slash + 1);
+    if (!sourceBucket || sourceKey === '') {
+      throw new S3Failure(400, 'InvalidArgument', 'Copy Source must mention the source bucket and key');
+    }
+    if (sourceBucket === bucket && sourceKey === key) {
+      throw new S3Failure(
+        400,
+        'InvalidRequest',
+        'This copy request is illegal because it is trying to copy an object to itself without changing the metadata',
+      );
+    }
+    const source = sourceBucket.objects.get(sourceKey);
+    if (!source) throw noSuchKey(sourceBucket.name, sourceKey);
+    let stream: SegmentStream;
+    try {
+      stream = SegmentStream.open(segmentsOf(source, 0, source.size));
+    } catch {
+      throw noSuchKey(sourceBucket.name, sourceKey);
+    }
+    req.resume();
+    const etag = nextEtag();
+    const mtime = Date.now();
+    const { contentType, meta } = source;
+    const head = encodeHeader({ k: key, t: contentType, e: etag, m: mtime, ...(meta ? { x: meta } : {}) });
+    const tmp = tmpPath();
+    const fd = openSync(tmp, 'w');
+    try {
+      writeFully(fd, head);
+      for await (const chunk of stream) writeFully(fd, chunk as Buffer);
+    } catch (err) {
+      stream.destroy();
+      closeSync(fd);
+      removeQuietly(tmp);
+      throw err;
+    }
+    closeSync(fd);
+    if (buckets.get(bucket.name) !== bucket) {
+      removeQuietly(tmp);
+      throw noSuchBucket(bucket.name);
+    }
+    const file = `${bucket.dir}/${fileNameOf(key)}`;
+    const entry: Entry = {
+      file,
+      offset: head.length,
+      size: source.size,
+      mtime,
+      etag,
+      contentType,
+      meta,
+      parts: undefined,
+    };
+    setObject(bucket, key, entry, tmp);
+    sendXml(
+      res,
+      `<CopyObjectResult xmlns="${XMLNS}"><LastModified>${new Date(mtime).toISOString()}</LastModified>` +
+        `<ETag>&quot;${etag}&quot;</ETag></CopyObjectResult>`,
+    );
+  };
+
   // ---- multipart -------------------------------------------------------------------------------
 
   const uploadOf = (bucket: Bucket, key: string, query: Query) => {
@@ -1250,6 +1329,9 @@ export const startS3Server = async (options: S3ServerOptions): Promise<S3Server>
           if (sub.size === 0) return getObject(req, res, bucket, key, query);
           break;
         case 'PUT':
+          if (sub.size === 0 && req.headers['x-amz-copy-source'] !== undefined) {
+            return copyObject(req, res, bucket, key);
+          }
           if (sub.size === 0) return putObject(req, res, bucket, key);
           if (sub.size === 2 && sub.has('partNumber') && sub.has('uploadId')) {
             return uploadPart(req, res, uploadOf(bucket, key, q), q);
