@@ -23,10 +23,11 @@ export interface BlobStore {
   getBuffer(key: string, options?: { maxBytes?: number }): Promise<Buffer>;
   stat(key: string): Promise<{ size: number } | undefined>;
   /**
-   * Copy an object within the bucket on the server (S3 CopyObject): its bytes, content type and
-   * metadata, without passing through this process. A missing source is `NoSuchKey` (404).
+   * Copy an object within the bucket on the server (S3 CopyObject): its bytes, without passing
+   * through this process, and its content type and metadata, or `contentType` (and no metadata) when
+   * given. A missing source is `NoSuchKey` (404).
    */
-  copy(sourceKey: string, destKey: string): Promise<void>;
+  copy(sourceKey: string, destKey: string, options?: { contentType?: string }): Promise<void>;
   remove(key: string): Promise<void>;
   /** Keys under a prefix (for operations and tests; not for hot paths). */
   list(prefix: string): Promise<string[]>;
@@ -107,7 +108,7 @@ const reportingOutages = (store: BlobStore): BlobStore => {
     get: (key) => guard(() => store.get(key)),
     getBuffer: (key, options) => guard(() => store.getBuffer(key, options)),
     stat: (key) => guard(() => store.stat(key)),
-    copy: (sourceKey, destKey) => guard(() => store.copy(sourceKey, destKey)),
+    copy: (sourceKey, destKey, options) => guard(() => store.copy(sourceKey, destKey, options)),
     remove: (key) => guard(() => store.remove(key)),
     list: (prefix) => guard(() => store.list(prefix)),
     listObjects: (prefix, options) => guard(() => store.listObjects(prefix, options)),
@@ -286,11 +287,13 @@ const createS3Store = (options: BlobOptions): BlobStore => {
         throw err;
       }
     },
-    async copy(sourceKey, destKey) {
+    async copy(sourceKey, destKey, opts) {
       // A PUT to the destination naming the source: the server copies, no byte comes through here.
-      const signed = { 'x-amz-copy-source': copySourceOf(bucket, sourceKey) };
+      const contentType = opts?.contentType;
+      const signed: Record<string, string> = { 'x-amz-copy-source': copySourceOf(bucket, sourceKey) };
+      if (contentType) signed['x-amz-metadata-directive'] = 'REPLACE';
       const url = presign('PUT', bucket, destKey, URL_TTL_SECONDS, {}, new Date(), signed);
-      const res = await transfer('PUT', url, { signed, keepBody: true });
+      const res = await transfer('PUT', url, { signed, contentType, keepBody: true });
       let text = '';
       res.setEncoding('utf8');
       for await (const chunk of res) text += chunk as string;

@@ -60,6 +60,14 @@ describe('blob store over the S3 protocol', () => {
     expect(await sut.stat('uploads/to-copy')).toEqual({ size: bytes.length });
   });
 
+  it('gives the copy a content type of its own when asked', async () => {
+    await sut.put('uploads/untyped', Buffer.from('%PDF-1.7'));
+    await sut.copy('uploads/untyped', 'pending/acct/typed.pdf', { contentType: 'application/pdf' });
+    const copied = (await sut.get('pending/acct/typed.pdf')) as IncomingMessage;
+    copied.resume();
+    expect(copied.headers['content-type']).toBe('application/pdf');
+  });
+
   it('refuses to copy a missing object as a missing object (404), not as storage being down', async () => {
     const err: unknown = await sut
       .copy('uploads/never-there', 'pending/acct/none.pdf')

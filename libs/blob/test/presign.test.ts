@@ -72,6 +72,29 @@ describe('createPresigner', () => {
     );
     expect(parts(url)).toEqual(parts(expected));
     expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('host;x-amz-copy-source');
+
+    // Several headers are signed in order of name, whatever order they are given in.
+    const replacing = { 'x-amz-metadata-directive': 'REPLACE', 'x-amz-copy-source': source };
+    const both = sut('PUT', 'esign-docs', 'pending/acct/a b.pdf', 900, {}, at, replacing);
+    const bothExpected = presignSignatureV4(
+      {
+        method: 'PUT',
+        protocol: 'http:',
+        path: '/esign-docs/pending/acct/a%20b.pdf',
+        headers: {
+          host: '127.0.0.1:9000',
+          'x-amz-copy-source': source,
+          'x-amz-metadata-directive': 'REPLACE',
+        },
+      },
+      options.accessKey,
+      options.secretKey,
+      undefined,
+      options.region,
+      at,
+      900,
+    );
+    expect(parts(both)).toEqual(parts(bothExpected));
   });
 
   it('derives a new signing key when the day changes', () => {

@@ -257,7 +257,7 @@ describe('errors', () => {
     expect(tagging.status).toBe(501);
     expect(tagging.body.toString()).toContain('<Code>NotImplemented</Code>');
     const copy = await raw('PUT', `${server.endpoint}/${bucket}/copied`, {
-      headers: { 'x-amz-copy-source': `/${bucket}/guarded`, 'x-amz-metadata-directive': 'REPLACE' },
+      headers: { 'x-amz-copy-source': `/${bucket}/guarded`, 'x-amz-copy-source-if-match': '"etag"' },
     });
     expect(copy.status).toBe(501);
     expect((await raw('GET', `${server.endpoint}/${bucket}?policy`)).status).toBe(501);
@@ -317,6 +317,25 @@ describe('copy', () => {
     );
   });
 
+  it("replaces the content type and metadata with the request's under the REPLACE directive", async () => {
+    await client.putObject(copies, 'copy/bytes', Buffer.from('%PDF-1.7'), 8, {
+      'Content-Type': 'application/octet-stream',
+      'x-amz-meta-origin': 'upload',
+    });
+    const copy = await raw('PUT', `${server.endpoint}/${copies}/copy/typed.pdf`, {
+      headers: {
+        'x-amz-copy-source': `/${copies}/copy/bytes`,
+        'x-amz-metadata-directive': 'REPLACE',
+        'Content-Type': 'application/pdf',
+      },
+    });
+    expect(copy.status).toBe(200);
+    const stat = await client.statObject(copies, 'copy/typed.pdf');
+    expect(stat.metaData['content-type']).toBe('application/pdf');
+    expect(stat.metaData.origin).toBeUndefined();
+    expect((await readAll(await client.getObject(copies, 'copy/typed.pdf'))).toString()).toBe('%PDF-1.7');
+  });
+
   it('copies a multipart object as one object', async () => {
     const parts = [randomBytes(5 * MiB + 3), randomBytes(1000)];
     const key = 'copy/multi.bin';
@@ -345,6 +364,11 @@ describe('copy', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.toString()).toContain('<Code>NoSuchKey</Code>');
     expect(await codeOf(client.statObject(copies, 'copy/nothing'))).toBe('NotFound');
+    const noBucket = await raw('PUT', `${server.endpoint}/${copies}/copy/nothing`, {
+      headers: { 'x-amz-copy-source': '/no-such-bucket/key' },
+    });
+    expect(noBucket.status).toBe(404);
+    expect(noBucket.body.toString()).toContain('<Code>NoSuchBucket</Code>');
     await client.putObject(copies, 'copy/self', Buffer.from('x'));
     const self = await raw('PUT', `${server.endpoint}/${copies}/copy/self`, {
       headers: { 'x-amz-copy-source': `${copies}/copy/self` },

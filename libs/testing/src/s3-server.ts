@@ -837,11 +837,12 @@ export const startS3Server = async (options: S3ServerOptions): Promise<S3Server>
   // ---- copy ------------------------------------------------------------------------------------
 
   /**
-   * CopyObject (a PUT with `x-amz-copy-source: /<bucket>/<key>`, URI-encoded): the source's bytes,
-   * content type and metadata (the COPY directive) become a new object with its own ETag and time.
-   * The source's files are opened before anything is written, so a source replaced or deleted meanwhile
-   * is still copied whole. Answers CopyObjectResult; a missing source is 404 NoSuchKey. REPLACE,
-   * conditional and ranged copies are not implemented (501).
+   * CopyObject (a PUT with `x-amz-copy-source: /<bucket>/<key>`, URI-encoded): the source's bytes
+   * become a new object with its own ETag and time, with the source's content type and metadata
+   * (`x-amz-metadata-directive: COPY`, the default) or the request's (`REPLACE`). The source's files
+   * are opened before anything is written, so a source replaced or deleted meanwhile is still copied
+   * whole. Answers CopyObjectResult; a missing source is 404 NoSuchKey. Conditional and ranged copies
+   * are not implemented (501).
    */
   const copyObject = async (req: IncomingMessage, res: ServerResponse, bucket: Bucket, key: string) => {
     const header = String(req.headers['x-amz-copy-source']);
@@ -849,15 +850,16 @@ export const startS3Server = async (options: S3ServerOptions): Promise<S3Server>
     const unsupported = Object.keys(req.headers).some(
       (name) => name.startsWith('x-amz-copy-source-') || name === 'x-amz-tagging-directive',
     );
-    if (directive !== 'COPY' || unsupported) throw notImplemented();
+    if ((directive !== 'COPY' && directive !== 'REPLACE') || unsupported) throw notImplemented();
     const path = decodeURIComponent(header.split('?')[0] ?? '').replace(/^\//, '');
     const slash = path.indexOf('/');
-    const sourceBucket = buckets.get(slash < 0 ? path : path.slice(0, slash));
     const sourceKey = slash < 0 ? '' : path.slice(slash + 1);
-    if (!sourceBucket || sourceKey === '') {
+    if (slash < 1 || sourceKey === '') {
       throw new S3Failure(400, 'InvalidArgument', 'Copy Source must mention the source bucket and key');
     }
-    if (sourceBucket === bucket && sourceKey === key) {
+    const sourceBucket = buckets.get(path.slice(0, slash));
+    if (!sourceBucket) throw noSuchBucket(path.slice(0, slash));
+    if (sourceBucket === bucket && sourceKey === key && directive === 'COPY') {
       throw new S3Failure(
         400,
         'InvalidRequest',
@@ -875,7 +877,14 @@ export const startS3Server = async (options: S3ServerOptions): Promise<S3Server>
     req.resume();
     const etag = nextEtag();
     const mtime = Date.now();
-    const { contentType, meta } = source;
+    let replaced: Record<string, string> | undefined;
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (name.startsWith('x-amz-meta-') && typeof value === 'string') (replaced ??= {})[name] = value;
+    }
+    const { contentType, meta } =
+      directive === 'COPY'
+        ? source
+        : { contentType: req.headers['content-type'] ?? 'application/octet-stream', meta: replaced };
     const head = encodeHeader({ k: key, t: contentType, e: etag, m: mtime, ...(meta ? { x: meta } : {}) });
     const tmp = tmpPath();
     const fd = openSync(tmp, 'w');

@@ -7,7 +7,7 @@ export interface FakeSendingWorld {
   /** Upload keys whose pages were counted. */
   readonly inspected: string[];
   /** Server-side copies, in order. */
-  readonly copies: { readonly from: string; readonly to: string }[];
+  readonly copies: { readonly from: string; readonly to: string; readonly contentType?: string }[];
   /** Object keys removed, in order. */
   readonly removed: string[];
   readonly created: TCreateSigningRequest[];
@@ -30,7 +30,7 @@ export const fakeSendingPorts = (
   >,
 ): FakeSendingWorld => {
   const inspected: string[] = [];
-  const copies: { from: string; to: string }[] = [];
+  const copies: { from: string; to: string; contentType?: string }[] = [];
   const removed: string[] = [];
   const created: TCreateSigningRequest[] = [];
   const { logger, infos, warnings } = recordingLogger();
@@ -47,9 +47,9 @@ export const fakeSendingPorts = (
     cancelSigningRequest: answers.cancelSigningRequest ?? unexpected('cancelSigningRequest'),
     resendSigningRequest: answers.resendSigningRequest ?? unexpected('resendSigningRequest'),
     // By default every copy succeeds.
-    copyObject: async (from, to) => {
-      await answers.copyObject?.(from, to);
-      copies.push({ from, to });
+    copyObject: async (from, to, options) => {
+      await answers.copyObject?.(from, to, options);
+      copies.push({ from, to, ...(options?.contentType ? { contentType: options.contentType } : {}) });
     },
     removeObject: (key) => {
       removed.push(key);

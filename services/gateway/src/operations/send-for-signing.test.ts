@@ -38,6 +38,8 @@ describe('sendForSigning', () => {
     expect(world.copies).toHaveLength(1);
     const pendingKey = world.copies[0]?.to ?? '';
     expect(world.copies[0]?.from).toBe(UPLOAD);
+    // Stored as a PDF, as the upload (bytes of any kind until inspected) was not.
+    expect(world.copies[0]?.contentType).toBe('application/pdf');
     expect(pendingKey).toMatch(PENDING);
     // The upload goes once copied; the pending copy stays for the request.
     expect(world.removed).toEqual([UPLOAD]);

@@ -61,7 +61,7 @@ export const sendForSigning = async (
   checkPages(positions, pageCount, input.positions !== undefined);
 
   const pendingKey = pendingKeyFor(accountId);
-  await ports.copyObject(upload.key, pendingKey);
+  await ports.copyObject(upload.key, pendingKey, { contentType: 'application/pdf' });
   await ports.removeObject(upload.key).catch(() => undefined);
   let created: TSigningRequestCreated;
   try {

@@ -47,8 +47,11 @@ export interface SendingPorts {
   cancelSigningRequest(accountId: string, sendId: string): Promise<TCanceledRequest>;
   /** `signing.resend`: email a pending request's link again (a new link). */
   resendSigningRequest(accountId: string, sendId: string): Promise<TResentRequest>;
-  /** Copy an object of storage on the server: no byte passes through the gateway. */
-  copyObject(sourceKey: string, destKey: string): Promise<void>;
+  /**
+   * Copy an object of storage on the server (no byte passes through the gateway), with its own
+   * content type when given.
+   */
+  copyObject(sourceKey: string, destKey: string, options?: { contentType?: string }): Promise<void>;
   /** Remove an object of storage (removing a missing one is not an error). */
   removeObject(key: string): Promise<void>;
   readonly logger: Logger;
@@ -65,8 +68,8 @@ const asOutcome = (err: unknown): unknown =>
 
 /** The sending ports on the bus and object storage. Built once at start-up. */
 export const createSendingPorts = (deps: {
-  bus: Bus;
-  blob: BlobStore;
+  bus: Pick<Bus, 'request'>;
+  blob: Pick<BlobStore, 'copy' | 'remove'>;
   logger: Logger;
   /** How long the signer may take to count an upload's pages. */
   inspectTimeoutMs: number;
@@ -80,7 +83,7 @@ export const createSendingPorts = (deps: {
   signingStatus: (accountId, id) => deps.bus.request(SigningStatus, { accountId, id }),
   cancelSigningRequest: (accountId, sendId) => deps.bus.request(SigningCancel, { accountId, sendId }),
   resendSigningRequest: (accountId, sendId) => deps.bus.request(SigningResend, { accountId, sendId }),
-  copyObject: (sourceKey, destKey) => deps.blob.copy(sourceKey, destKey),
+  copyObject: (sourceKey, destKey, options) => deps.blob.copy(sourceKey, destKey, options),
   removeObject: (key) => deps.blob.remove(key),
   logger: deps.logger,
 });
