@@ -3,9 +3,9 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { isConnectionError, ServiceError } from '@esign/contracts';
-import { createPresigner } from './presign';
+import { copySourceOf, createPresigner } from './presign';
 
-export { createPresigner, type Presigner, type PresignOptions } from './presign';
+export { copySourceOf, createPresigner, type Presigner, type PresignOptions } from './presign';
 
 /** Object storage behind the S3 protocol (MinIO, any S3, or the embedded server in dev and tests). */
 export interface BlobStore {
@@ -22,6 +22,12 @@ export interface BlobStore {
   /** The whole object; with `maxBytes`, refuses (code `TooLarge`) before reading a larger one. */
   getBuffer(key: string, options?: { maxBytes?: number }): Promise<Buffer>;
   stat(key: string): Promise<{ size: number } | undefined>;
+  /**
+   * Copy an object within the bucket on the server (S3 CopyObject): its bytes, without passing
+   * through this process, and its content type and metadata, or `contentType` (and no metadata) when
+   * given. A missing source is `NoSuchKey` (404).
+   */
+  copy(sourceKey: string, destKey: string, options?: { contentType?: string }): Promise<void>;
   remove(key: string): Promise<void>;
   /** Keys under a prefix (for operations and tests; not for hot paths). */
   list(prefix: string): Promise<string[]>;
@@ -102,6 +108,7 @@ const reportingOutages = (store: BlobStore): BlobStore => {
     get: (key) => guard(() => store.get(key)),
     getBuffer: (key, options) => guard(() => store.getBuffer(key, options)),
     stat: (key) => guard(() => store.stat(key)),
+    copy: (sourceKey, destKey, options) => guard(() => store.copy(sourceKey, destKey, options)),
     remove: (key) => guard(() => store.remove(key)),
     list: (prefix) => guard(() => store.list(prefix)),
     listObjects: (prefix, options) => guard(() => store.listObjects(prefix, options)),
@@ -127,19 +134,31 @@ const createS3Store = (options: BlobOptions): BlobStore => {
 
   // Data moves over plain HTTP to presigned URLs: the signature covers the request, not the payload
   // (UNSIGNED-PAYLOAD), so nothing hashes the bytes on their way; minio-js would MD5 (and, over http,
-  // SHA-256) every buffer it puts. Deletes go the same way. URLs are presigned here (./presign), with
+  // SHA-256) every buffer it puts. Deletes and server-side copies go the same way. URLs are presigned here (./presign), with
   // the day's signing key derived once. Control calls (buckets, multipart, stat, list) use minio-js.
   const agent = useSSL ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const send = useSSL ? httpsRequest : httpRequest;
-  const transfer = (method: 'GET' | 'PUT' | 'DELETE', url: string, body?: Buffer, contentType?: string) =>
+  const transfer = (
+    method: 'GET' | 'PUT' | 'DELETE',
+    url: string,
+    options: {
+      body?: Buffer;
+      contentType?: string;
+      /** Headers the URL's signature covers (presigned with them). */
+      signed?: Readonly<Record<string, string>>;
+      /** Hand back the answer's body unread (a GET's always is). */
+      keepBody?: boolean;
+    } = {},
+  ) =>
     new Promise<IncomingMessage>((resolve, reject) => {
-      const headers: Record<string, string | number> = {};
+      const { body, contentType } = options;
+      const headers: Record<string, string | number> = { ...options.signed };
       if (body) headers['Content-Length'] = body.length;
       if (contentType) headers['Content-Type'] = contentType;
       const req = send(url, { method, agent, headers }, (res) => {
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) {
-          if (method !== 'GET') res.resume();
+          if (method !== 'GET' && !options.keepBody) res.resume();
           resolve(res);
           return;
         }
@@ -205,7 +224,7 @@ const createS3Store = (options: BlobOptions): BlobStore => {
     async put(key, body, opts) {
       const contentType = opts?.contentType ?? 'application/octet-stream';
       if (Buffer.isBuffer(body)) {
-        await transfer('PUT', presign('PUT', bucket, key, URL_TTL_SECONDS), body, contentType);
+        await transfer('PUT', presign('PUT', bucket, key, URL_TTL_SECONDS), { body, contentType });
         return body.length;
       }
       // Parts are buffered up to PART_BYTES; a stream shorter than that goes up in one PUT. A longer one
@@ -218,7 +237,7 @@ const createS3Store = (options: BlobOptions): BlobStore => {
       const etags: { part: number; etag: string }[] = [];
       const sendPart = async (id: string, part: number, payload: Buffer) => {
         const url = presign('PUT', bucket, key, URL_TTL_SECONDS, { partNumber: String(part), uploadId: id });
-        const res = await transfer('PUT', url, payload);
+        const res = await transfer('PUT', url, { body: payload });
         etags.push({ part, etag: String(res.headers.etag ?? '').replace(/"/g, '') });
       };
       const flushPart = async () => {
@@ -243,7 +262,7 @@ const createS3Store = (options: BlobOptions): BlobStore => {
         }
         if (!uploadId) {
           const whole = Buffer.concat(chunks, buffered);
-          await transfer('PUT', presign('PUT', bucket, key, URL_TTL_SECONDS), whole, contentType);
+          await transfer('PUT', presign('PUT', bucket, key, URL_TTL_SECONDS), { body: whole, contentType });
           return total;
         }
         if (buffered > 0) await flushPart();
@@ -267,6 +286,20 @@ const createS3Store = (options: BlobOptions): BlobStore => {
         if (isNotFound(err)) return undefined;
         throw err;
       }
+    },
+    async copy(sourceKey, destKey, opts) {
+      // A PUT to the destination naming the source: the server copies, no byte comes through here.
+      const contentType = opts?.contentType;
+      const signed: Record<string, string> = { 'x-amz-copy-source': copySourceOf(bucket, sourceKey) };
+      if (contentType) signed['x-amz-metadata-directive'] = 'REPLACE';
+      const url = presign('PUT', bucket, destKey, URL_TTL_SECONDS, {}, new Date(), signed);
+      const res = await transfer('PUT', url, { signed, contentType, keepBody: true });
+      let text = '';
+      res.setEncoding('utf8');
+      for await (const chunk of res) text += chunk as string;
+      // S3 may fail a copy after answering 200: the error is then the body (CopyObject's documentation).
+      const code = /<Error>[\s\S]*?<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+      if (code) throw new BlobError(code, 500, `copy ${sourceKey} to ${destKey}: ${code}`);
     },
     async remove(key) {
       await transfer('DELETE', presign('DELETE', bucket, key, URL_TTL_SECONDS));

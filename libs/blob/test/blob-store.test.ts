@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestS3, type TestS3 } from '@esign/testing';
 import { ServiceError } from '@esign/contracts';
-import { createBlobStore, PART_BYTES, type BlobStore } from '../src';
+import { createBlobStore, isMissingObject, PART_BYTES, type BlobStore } from '../src';
 
 let s3: TestS3;
 let sut: BlobStore;
@@ -48,6 +49,33 @@ describe('blob store over the S3 protocol', () => {
     expect(back.equals(bytes)).toBe(true);
   });
 
+  it('copies an object on the server, its content type with it, and leaves the source', async () => {
+    const bytes = randomBytes(200_000);
+    await sut.put('uploads/to-copy', bytes, { contentType: 'application/pdf' });
+    await sut.copy('uploads/to-copy', 'pending/acct/copied.pdf');
+    expect(await sut.getBuffer('pending/acct/copied.pdf')).toEqual(bytes);
+    const copied = (await sut.get('pending/acct/copied.pdf')) as IncomingMessage;
+    copied.resume();
+    expect(copied.headers['content-type']).toBe('application/pdf');
+    expect(await sut.stat('uploads/to-copy')).toEqual({ size: bytes.length });
+  });
+
+  it('gives the copy a content type of its own when asked', async () => {
+    await sut.put('uploads/untyped', Buffer.from('%PDF-1.7'));
+    await sut.copy('uploads/untyped', 'pending/acct/typed.pdf', { contentType: 'application/pdf' });
+    const copied = (await sut.get('pending/acct/typed.pdf')) as IncomingMessage;
+    copied.resume();
+    expect(copied.headers['content-type']).toBe('application/pdf');
+  });
+
+  it('refuses to copy a missing object as a missing object (404), not as storage being down', async () => {
+    const err: unknown = await sut
+      .copy('uploads/never-there', 'pending/acct/none.pdf')
+      .catch((e: unknown) => e);
+    expect(isMissingObject(err)).toBe(true);
+    expect(await sut.stat('pending/acct/none.pdf')).toBeUndefined();
+  });
+
   it('stores nothing when the stream fails midway', async () => {
     const failing = new Readable({ read() {} });
     const done = sut.put('b/failed', failing);
@@ -71,6 +99,7 @@ describe('blob store when object storage is down', () => {
       ['getBuffer', () => store.getBuffer('uploads/a')],
       ['stat', () => store.stat('uploads/a')],
       ['remove', () => store.remove('uploads/a')],
+      ['copy', () => store.copy('uploads/a', 'pending/a')],
       ['list', () => store.list('uploads/')],
     ];
     for (const [name, attempt] of attempts) {

@@ -1,6 +1,7 @@
 import { Client } from 'minio';
+import { presignSignatureV4 } from 'minio/dist/esm/signing.mjs';
 import { describe, expect, it } from 'vitest';
-import { createPresigner } from '../src/presign';
+import { copySourceOf, createPresigner } from '../src/presign';
 
 /** Path and query parameters (in order of name) of a URL, which is what S3 checks the signature over. */
 const parts = (url: string) => {
@@ -41,6 +42,60 @@ describe('createPresigner', () => {
       expect(parts(sut(method, 'esign-docs', key, 900, params, at))).toEqual(parts(expected));
     });
   }
+
+  it('signs the x-amz-copy-source of a copy as minio-js signs a request with that header', () => {
+    const options = {
+      endpoint: 'http://127.0.0.1:9000',
+      accessKey: 'AKIAEXAMPLE',
+      secretKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      region: 'eu-central-1',
+    };
+    const source = copySourceOf('esign-docs', 'uploads/odd key (1)/契約.pdf');
+    expect(source).toBe('/esign-docs/uploads/odd%20key%20%281%29/%E5%A5%91%E7%B4%84.pdf');
+    const sut = createPresigner(options);
+    const url = sut('PUT', 'esign-docs', 'pending/acct/a b.pdf', 900, {}, at, {
+      'x-amz-copy-source': source,
+    });
+    const expected = presignSignatureV4(
+      {
+        method: 'PUT',
+        protocol: 'http:',
+        path: '/esign-docs/pending/acct/a%20b.pdf',
+        headers: { host: '127.0.0.1:9000', 'x-amz-copy-source': source },
+      },
+      options.accessKey,
+      options.secretKey,
+      undefined,
+      options.region,
+      at,
+      900,
+    );
+    expect(parts(url)).toEqual(parts(expected));
+    expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('host;x-amz-copy-source');
+
+    // Several headers are signed in order of name, whatever order they are given in.
+    const replacing = { 'x-amz-metadata-directive': 'REPLACE', 'x-amz-copy-source': source };
+    const both = sut('PUT', 'esign-docs', 'pending/acct/a b.pdf', 900, {}, at, replacing);
+    const bothExpected = presignSignatureV4(
+      {
+        method: 'PUT',
+        protocol: 'http:',
+        path: '/esign-docs/pending/acct/a%20b.pdf',
+        headers: {
+          host: '127.0.0.1:9000',
+          'x-amz-copy-source': source,
+          'x-amz-metadata-directive': 'REPLACE',
+        },
+      },
+      options.accessKey,
+      options.secretKey,
+      undefined,
+      options.region,
+      at,
+      900,
+    );
+    expect(parts(both)).toEqual(parts(bothExpected));
+  });
 
   it('derives a new signing key when the day changes', () => {
     const sut = createPresigner({

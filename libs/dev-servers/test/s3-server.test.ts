@@ -257,7 +257,7 @@ describe('errors', () => {
     expect(tagging.status).toBe(501);
     expect(tagging.body.toString()).toContain('<Code>NotImplemented</Code>');
     const copy = await raw('PUT', `${server.endpoint}/${bucket}/copied`, {
-      headers: { 'x-amz-copy-source': `/${bucket}/guarded` },
+      headers: { 'x-amz-copy-source': `/${bucket}/guarded`, 'x-amz-copy-source-if-match': '"etag"' },
     });
     expect(copy.status).toBe(501);
     expect((await raw('GET', `${server.endpoint}/${bucket}?policy`)).status).toBe(501);
@@ -280,6 +280,100 @@ describe('errors', () => {
     }
     expect(leftovers).toEqual([]);
     expect(await codeOf(client.statObject(bucket, 'aborted/object'))).toBe('NotFound');
+  });
+});
+
+describe('copy', () => {
+  // A bucket of its own: other tests count the files of theirs.
+  const copies = 'copies';
+  beforeAll(() => client.makeBucket(copies, 'us-east-1'));
+
+  it('copies an object on the server with its content type and metadata, and answers CopyObjectResult', async () => {
+    const bytes = randomBytes(300_000);
+    const source = 'copy/uploads/original file.pdf';
+    await client.putObject(copies, source, bytes, bytes.length, {
+      'Content-Type': 'application/pdf',
+      'x-amz-meta-origin': 'upload',
+    });
+    const copy = await raw('PUT', `${server.endpoint}/${copies}/copy/pending/copied.pdf`, {
+      headers: { 'x-amz-copy-source': `/${copies}/${encodeURIComponent(source).replace(/%2F/g, '/')}` },
+    });
+    expect(copy.status).toBe(200);
+    const xml = copy.body.toString();
+    expect(xml).toMatch(/<CopyObjectResult[^>]*><LastModified>\d{4}-\d\d-\d\dT[^<]+Z<\/LastModified>/);
+    const etag = /<ETag>&quot;([0-9a-f]{32})&quot;<\/ETag>/.exec(xml)?.[1];
+    const stat = await client.statObject(copies, 'copy/pending/copied.pdf');
+    expect(stat.etag).toBe(etag);
+    expect(stat.size).toBe(bytes.length);
+    expect(stat.metaData['content-type']).toBe('application/pdf');
+    expect(stat.metaData.origin).toBe('upload');
+    expect((await readAll(await client.getObject(copies, 'copy/pending/copied.pdf'))).equals(bytes)).toBe(
+      true,
+    );
+    // A copy, not a move: the source is still there, and removing it leaves the copy whole.
+    await client.removeObject(copies, source);
+    expect((await readAll(await client.getObject(copies, 'copy/pending/copied.pdf'))).equals(bytes)).toBe(
+      true,
+    );
+  });
+
+  it("replaces the content type and metadata with the request's under the REPLACE directive", async () => {
+    await client.putObject(copies, 'copy/bytes', Buffer.from('%PDF-1.7'), 8, {
+      'Content-Type': 'application/octet-stream',
+      'x-amz-meta-origin': 'upload',
+    });
+    const copy = await raw('PUT', `${server.endpoint}/${copies}/copy/typed.pdf`, {
+      headers: {
+        'x-amz-copy-source': `/${copies}/copy/bytes`,
+        'x-amz-metadata-directive': 'REPLACE',
+        'Content-Type': 'application/pdf',
+      },
+    });
+    expect(copy.status).toBe(200);
+    const stat = await client.statObject(copies, 'copy/typed.pdf');
+    expect(stat.metaData['content-type']).toBe('application/pdf');
+    expect(stat.metaData.origin).toBeUndefined();
+    expect((await readAll(await client.getObject(copies, 'copy/typed.pdf'))).toString()).toBe('%PDF-1.7');
+  });
+
+  it('copies a multipart object as one object', async () => {
+    const parts = [randomBytes(5 * MiB + 3), randomBytes(1000)];
+    const key = 'copy/multi.bin';
+    const uploadId = await client.initiateNewMultipartUpload(copies, key, {});
+    const etags = [];
+    for (const [i, part] of parts.entries()) {
+      const put = await raw(
+        'PUT',
+        `${server.endpoint}/${copies}/${key}?partNumber=${i + 1}&uploadId=${uploadId}`,
+        {
+          body: part,
+        },
+      );
+      etags.push({ part: i + 1, etag: String(put.headers.etag).replace(/"/g, '') });
+    }
+    await client.completeMultipartUpload(copies, key, uploadId, etags);
+    await client.copyObject(copies, 'copy/multi-copy.bin', `/${copies}/${key}`);
+    const back = await readAll(await client.getObject(copies, 'copy/multi-copy.bin'));
+    expect(back.equals(Buffer.concat(parts))).toBe(true);
+  });
+
+  it('answers 404 NoSuchKey for a missing source and refuses copying an object onto itself', async () => {
+    const missing = await raw('PUT', `${server.endpoint}/${copies}/copy/nothing`, {
+      headers: { 'x-amz-copy-source': `/${copies}/copy/no-such-key` },
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.toString()).toContain('<Code>NoSuchKey</Code>');
+    expect(await codeOf(client.statObject(copies, 'copy/nothing'))).toBe('NotFound');
+    const noBucket = await raw('PUT', `${server.endpoint}/${copies}/copy/nothing`, {
+      headers: { 'x-amz-copy-source': '/no-such-bucket/key' },
+    });
+    expect(noBucket.status).toBe(404);
+    expect(noBucket.body.toString()).toContain('<Code>NoSuchBucket</Code>');
+    await client.putObject(copies, 'copy/self', Buffer.from('x'));
+    const self = await raw('PUT', `${server.endpoint}/${copies}/copy/self`, {
+      headers: { 'x-amz-copy-source': `${copies}/copy/self` },
+    });
+    expect(self.status).toBe(400);
   });
 });
 

@@ -5,6 +5,8 @@ import type { TGatewayConfig } from './config';
 import type { KeyCache } from './http/key-cache';
 import type { RateCounter } from './http/rate-counter';
 import type { SigningPorts } from './operations/ports';
+import type { SendingPorts } from './operations/sending-ports';
+import type { VerifyingPorts } from './operations/verifying-ports';
 
 /** What the gateway's operations are built from; wired once in start.ts. */
 export interface GatewayDeps {
@@ -17,4 +19,8 @@ export interface GatewayDeps {
   rateCounter: RateCounter;
   /** The sign workflow's view of the services behind the bus and of object storage. */
   signing: SigningPorts;
+  /** The send workflow's view of the signer, document-store and object storage. */
+  sending: SendingPorts;
+  /** Verification's view of the signer's verifier and of the documents we issued. */
+  verifying: VerifyingPorts;
 }

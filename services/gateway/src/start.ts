@@ -11,6 +11,8 @@ import { createKeyCache } from './http/key-cache';
 import { answerClientError } from './http/client-error';
 import { createRateCounter } from './http/rate-counter';
 import { createSigningPorts } from './operations/ports';
+import { createSendingPorts } from './operations/sending-ports';
+import { createVerifyingPorts } from './operations/verifying-ports';
 
 export interface RunningGateway {
   readonly url: string;
@@ -60,7 +62,9 @@ export const startGateway = (
     });
 
     const signing = createSigningPorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
-    const app = createApp({ config, bus, blob, logger, keyCache, rateCounter, signing });
+    const sending = createSendingPorts({ bus, blob, logger, inspectTimeoutMs: config.SIGN_TIMEOUT_MS });
+    const verifying = createVerifyingPorts({ bus });
+    const app = createApp({ config, bus, blob, logger, keyCache, rateCounter, signing, sending, verifying });
     const server = await use(httpServer({ app, port: config.PORT }));
     const port = (server.address() as AddressInfo).port;
     logger.info('gateway listening', { port });

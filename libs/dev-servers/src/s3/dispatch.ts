@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { copyObject } from './copy';
 import { createBucket, deleteBucket, getBucketLocation, headBucket } from './buckets';
 import { noSuchBucket, notImplemented, S3Failure } from './failures';
 import type { Query } from './http';
@@ -121,7 +122,9 @@ export const dispatch = (
         if (sub.size === 0) return getObject(store, req, res, bucket, key, query);
         break;
       case 'PUT':
-        // CopyObject (`x-amz-copy-source`, no subresource) is routed here, before putObject.
+        if (sub.size === 0 && req.headers['x-amz-copy-source'] !== undefined) {
+          return copyObject(store, req, res, bucket, key);
+        }
         if (sub.size === 0) return putObject(store, req, res, bucket, key);
         if (sub.size === 2 && sub.has('partNumber') && sub.has('uploadId')) {
           return uploadPart(store, req, res, uploadOf(store, bucket, key, q), q);

@@ -24,12 +24,11 @@ export const RESPONSE_OVERRIDES: Readonly<Record<string, string>> = {
 
 /**
  * The content type and `x-amz-meta-*` of an object write (PutObject, a multipart upload), refusing
- * what this server does not do: aws-chunked bodies, and a copy source.
+ * what this server does not do: aws-chunked bodies, and a part copy.
  */
 export const objectHeaders = (req: IncomingMessage) => {
-  // CopyObject (PUT with `x-amz-copy-source`) is not served: until it is, a copy is refused here rather
-  // than stored as an empty object. When it comes, it is its own operation below (`copyObject`), routed
-  // in dispatch.ts before `putObject`, and this refusal stays for UploadPart (UploadPartCopy).
+  // CopyObject is its own operation (copy.ts), routed in dispatch.ts before `putObject`; this refusal
+  // stays for UploadPart (UploadPartCopy), so a part copy is never stored as an empty part.
   if (req.headers['x-amz-copy-source'] !== undefined) throw notImplemented();
   const sha = req.headers['x-amz-content-sha256'];
   const encoding = req.headers['content-encoding'];
@@ -87,9 +86,6 @@ export const putObject = async (
   store.setObject(bucket, key, entry, tmp);
   send(store, res, 200, { ETag: `"${etag}"` });
 };
-
-// CopyObject goes here: `copyObject(store, req, res, bucket, key)`, reading the source entry through
-// the index (its `parts` included) and committing a new entry with `store.setObject`, as putObject does.
 
 const parseRange = (header: string | undefined, size: number): [number, number] | undefined => {
   if (header === undefined) return undefined;

@@ -12,17 +12,17 @@ import { openStore } from './store';
  *
  * What it does: buckets (create, head, delete, location, list), objects (put, get with ranges and
  * `response-*` overrides, head, delete, ListObjectsV2 and V1 with prefix, delimiter and pagination,
- * multi-delete), multipart uploads (initiate, part, complete, abort, list uploads and parts), bucket
+ * multi-delete, copy within and across buckets), multipart uploads (initiate, part, complete, abort, list uploads and parts), bucket
  * lifecycle (stored; `Expiration.Days` rules for a prefix are honoured by a periodic sweep), expiry of
  * presigned URLs (`X-Amz-Date` + `X-Amz-Expires`), S3 XML errors.
  *
  * What it leaves out, on purpose: credentials and signatures are not checked (any key is accepted);
  * ETags are unique tokens, not MD5 digests, and Content-MD5 is not verified; no versioning, ACLs,
- * policies, tagging, copy or conditional requests (501 NotImplemented, so nothing is silently
+ * policies, tagging, part copies or conditional requests (501 NotImplemented, so nothing is silently
  * misread as a plain object write); multipart uploads in progress do not survive a restart.
  *
  * One file per concern: `storage.ts` (the on-disk format) and `store.ts` (the in-memory index over
- * it), `xml.ts`, `http.ts` (bodies and responses), `listing.ts`, `objects.ts`, `multipart.ts`,
+ * it), `xml.ts`, `http.ts` (bodies and responses), `listing.ts`, `objects.ts`, `copy.ts`, `multipart.ts`,
  * `lifecycle.ts`, `buckets.ts`, and `dispatch.ts`, which maps a request to one of them.
  */
 

@@ -69,7 +69,7 @@ export const readFully = (fd: number, buf: Buffer, position: number) => {
   }
 };
 
-const writeFully = (fd: number, buf: Buffer) => {
+export const writeFully = (fd: number, buf: Buffer) => {
   let done = 0;
   while (done < buf.length) done += writeSync(fd, buf, done);
 };

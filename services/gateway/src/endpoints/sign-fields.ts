@@ -1,5 +1,13 @@
-import { ZHexColor, ZPosition, MAX_SIGNATURE_IMAGE_BYTES } from '@esign/contracts';
+import {
+  ZHexColor,
+  ZPosition,
+  MAX_SIGNATURE_IMAGE_BYTES,
+  PLAN_LIMITS,
+  type TDocumentKind,
+} from '@esign/contracts';
 import { z } from 'zod';
+import type { FileDeclaration } from '../api/operation';
+import type { TGatewayConfig } from '../config';
 
 /**
  * The form fields of POST /api/v1/sign. The handler validates with this schema and GET /api/v1/sign
@@ -105,3 +113,26 @@ export type TSignFields = z.infer<typeof ZSignFields>;
 
 /** Names of the form fields the schema knows (anything else in a request is ignored). */
 export const SIGN_FIELD_NAMES = Object.keys(ZSignFields.shape);
+
+/**
+ * The `file` part of a multipart request that makes a document (sign, send): at most the
+ * configured size, and at most the caller's plan allows, refused while it streams (the caller's key
+ * or session is known before the upload: a Free account's 10 MiB). Hashed while it streams when
+ * the request has an Idempotency-Key: a retry is recognised by its fingerprint, of which the file's
+ * SHA-256 is part.
+ */
+export const planLimitedFile = (options: {
+  readonly description: string;
+  readonly accept: readonly TDocumentKind[];
+  readonly maxBytes: (config: TGatewayConfig) => number;
+}): FileDeclaration => ({
+  name: 'file',
+  description: options.description,
+  accept: options.accept,
+  maxBytes: (config, caller) =>
+    Math.min(
+      options.maxBytes(config),
+      caller ? PLAN_LIMITS[caller.plan].maxFileBytes : options.maxBytes(config),
+    ),
+  hash: (headers) => headers['Idempotency-Key'] !== undefined,
+});

@@ -5,7 +5,7 @@ import { ZIdempotencyHeaders, ZSignFieldReference } from '../api/public-schemas'
 import { parseImageDataUri } from '../http/sniff';
 import { fingerprintOf } from '../operations/idempotency';
 import { signDocument, type SignedDocument } from '../operations/sign-document';
-import { ZSignFields, type TSignFields } from './sign-fields';
+import { planLimitedFile, ZSignFields, type TSignFields } from './sign-fields';
 import type { GatewayDeps } from '../deps';
 import type { ReceivedFile } from '../http/receive-upload';
 import { renderSignReference, signReference, type SignReference } from './sign-reference';
@@ -94,20 +94,11 @@ export const signUploadedForm = (
  */
 export const SIGN_MULTIPART: { readonly fields: typeof ZSignFields; readonly file: FileDeclaration } = {
   fields: ZSignFields,
-  file: {
-    name: 'file',
+  file: planLimitedFile({
     description: 'PDF, PNG or JPG',
     accept: ['pdf', 'png', 'jpeg'],
-    // The caller's plan (its key's or its session's) is known before the upload: a Free account's
-    // 10 MiB is refused while streaming.
-    maxBytes: (config, principal) =>
-      Math.min(
-        config.SIGN_MAX_FILE_BYTES,
-        principal ? PLAN_LIMITS[principal.plan].maxFileBytes : config.SIGN_MAX_FILE_BYTES,
-      ),
-    // A retry is recognised by its fingerprint, of which the file's SHA-256 is part.
-    hash: (headers) => headers['Idempotency-Key'] !== undefined,
-  },
+    maxBytes: (config) => config.SIGN_MAX_FILE_BYTES,
+  }),
 };
 
 const SIGN_EXAMPLE = {

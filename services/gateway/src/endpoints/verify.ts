@@ -1,56 +1,8 @@
-import {
-  DocumentFindIssued,
-  PdfVerify,
-  ServiceError,
-  ZAuditId,
-  type TIssuedDocument,
-  type TPdfVerifyReply,
-} from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../api/operation';
 import { ZIssuedDocumentCheck, ZVerificationReport } from '../api/verify-schemas';
-
-type TVerificationReport = z.infer<typeof ZVerificationReport>;
-
-const verdictOf = (report: TPdfVerifyReply): TVerificationReport['verdict'] => {
-  const { signatures } = report;
-  if (signatures.length === 0) return report.looksLikePdf ? 'unsigned' : 'invalid';
-  if (signatures.some((s) => !s.cryptographicallyValid)) return 'invalid';
-  if (!report.looksLikePdf) return 'invalid';
-  const last = signatures.at(-1);
-  // Only long-term validation data or a document timestamp after the last signature changes nothing signed.
-  const benign = (changes: readonly string[]) =>
-    changes.every((c) => c === 'long-term validation data (DSS)' || c === 'a document timestamp');
-  return last && (last.coversWholeFile || benign(last.changesAfter)) ? 'valid' : 'modified';
-};
-
-const summaryOf = (
-  verdict: TVerificationReport['verdict'],
-  issued: TVerificationReport['issued'],
-  count: number,
-  /** Every signature verifies, but the file as a whole is not a complete PDF. */
-  damaged: boolean,
-): string => {
-  const sigs = count === 1 ? 'signature' : `${count} signatures`;
-  const verify = count === 1 ? 'verifies' : 'verify';
-  const ours = issued.document
-    ? issued.exactMatch
-      ? ` It is exactly the document we issued as ${issued.document.auditId}.`
-      : ` It was changed after we issued it as ${issued.document.auditId}; this copy is not the one we issued.`
-    : ' It is not a document we issued (no record of this file).';
-  switch (verdict) {
-    case 'valid':
-      return `The ${sigs} ${verify} and nothing was changed after the last one.${ours}`;
-    case 'modified':
-      return `The ${sigs} ${verify}, but the file was changed after the last one was made.${ours}`;
-    case 'invalid':
-      return damaged
-        ? `The file is damaged: it was truncated, or bytes were added that are not a PDF update.${ours}`
-        : `At least one signature does not verify: the file was changed, damaged or put together from other files.${ours}`;
-    case 'unsigned':
-      return `The file has no digital signature.${ours}`;
-  }
-};
+import { checkIssuedDocument } from '../operations/check-issued-document';
+import { verifyDocument } from '../operations/verify-document';
 
 export const verifyDocumentOperation = defineOperation({
   id: 'verifyDocument',
@@ -80,41 +32,9 @@ export const verifyDocumentOperation = defineOperation({
   errors: ['invalid_argument', 'too_large', 'unavailable', 'internal'],
   async handle({ file }, deps) {
     if (!file?.sha256) throw new Error('verifyDocument needs a hashed file');
-    const fileHash = `sha256:${file.sha256}`;
-    // The signer's verification worker reads the upload by its key (and deletes it): no bytes on the bus.
-    const report = await deps.bus.request(PdfVerify, { uploadKey: file.key });
-    // The file, and each earlier revision of it (a file we issued, with updates appended by someone else).
-    const hashes = [...new Set([fileHash, ...report.revisions.map((r) => r.sha256)])].slice(-64);
-    const { documents } = await deps.bus.request(DocumentFindIssued, { fileHashes: hashes });
-    const byHash = new Map(documents.map((d) => [d.fileHash, d]));
-    const exact = byHash.get(fileHash);
-    const ours = report.revisions.flatMap((r) => {
-      const document = byHash.get(r.sha256);
-      return document ? [{ end: r.end, document }] : [];
+    const json = await verifyDocument(deps.verifying, {
+      upload: { key: file.key, fileName: file.fileName, sha256: file.sha256 },
     });
-    // Else the latest revision of it that we issued: the file was changed after we issued it.
-    const earlier = ours.at(-1)?.document;
-    const issued = { exactMatch: exact !== undefined, document: exact ?? earlier ?? null };
-    /** The first file we issued that holds this signature (its revision, or the one with our DSS after it). */
-    const issuedWith = (signedBytes: number): TIssuedDocument | undefined =>
-      ours.find((r) => r.end >= signedBytes)?.document;
-    const verdict = verdictOf(report);
-    const json: TVerificationReport = {
-      verdict,
-      summary: summaryOf(
-        verdict,
-        issued,
-        report.signatures.length,
-        !report.looksLikePdf && report.signatures.every((s) => s.cryptographicallyValid),
-      ),
-      file: { name: file.fileName, size: report.size, sha256: fileHash },
-      issued,
-      signatures: report.signatures.map((s) => ({
-        ...s,
-        issuedAuditId: issuedWith(s.signedBytes)?.auditId ?? null,
-      })),
-      problems: report.problems,
-    };
     return { status: 200, json };
   },
 });
@@ -147,20 +67,7 @@ export const checkIssuedDocumentOperation = defineOperation({
   responses: { 200: { description: 'The issued document', json: ZIssuedDocumentCheck } },
   errors: ['invalid_argument', 'not_found', 'unavailable', 'internal'],
   async handle({ params, query }, deps) {
-    const { auditId } = params;
-    if (!ZAuditId.safeParse(auditId).success) {
-      throw new ServiceError('not_found', `No document with audit ID ${auditId.slice(0, 40)}`);
-    }
-    const { documents } = await deps.bus.request(DocumentFindIssued, { auditId });
-    const [document] = documents;
-    if (!document) throw new ServiceError('not_found', `No document with audit ID ${auditId}`);
-    return {
-      status: 200,
-      json: {
-        ...document,
-        exists: true as const,
-        hashMatches: query.hash === undefined ? null : query.hash.toLowerCase() === document.fileHash,
-      },
-    };
+    const json = await checkIssuedDocument(deps.verifying, { auditId: params.auditId, hash: query.hash });
+    return { status: 200, json };
   },
 });

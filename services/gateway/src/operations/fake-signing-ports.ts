@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { TRecordDocumentRequest, TSignPdfRequest } from '@esign/contracts';
-import { createLogger } from '@esign/telemetry';
+import { recordingLogger, unexpected } from './fake-world';
 import type { SigningPorts } from './ports';
 
 /** Signing ports for tests of the workflow: each answer as the test says, and a record of what happened. */
@@ -19,8 +19,6 @@ export interface FakeSigningWorld {
   readonly timeouts: { call: string; timeoutMs: number | undefined }[];
 }
 
-const unexpected = (what: string) => () => Promise.reject(new Error(`unexpected call: ${what}`));
-
 export const fakeSigningPorts = (
   answers: Partial<
     Pick<
@@ -37,17 +35,9 @@ export const fakeSigningPorts = (
   const signRequests: TSignPdfRequest[] = [];
   const records: TRecordDocumentRequest[] = [];
   const removed: string[] = [];
-  const warnings: string[] = [];
   const reserved: string[] = [];
   const released: string[] = [];
-  const logger = createLogger({
-    service: 'test',
-    level: 'warn',
-    write: (line) => {
-      const entry = JSON.parse(line) as { level?: string; msg?: string };
-      if (entry.level === 'warn' && entry.msg) warnings.push(entry.msg);
-    },
-  });
+  const { logger, warnings } = recordingLogger();
   const timeouts: { call: string; timeoutMs: number | undefined }[] = [];
   const ports: SigningPorts = {
     signPdf: (request, options) => {
