@@ -1,7 +1,7 @@
 export { createSigner } from './domain/create-signer';
 export type { SignInput, SignResult, Signer, SignerOptions } from './domain/create-signer';
-export type { SigningMaterial } from './domain/load-signing-identity';
-export { DEVELOPMENT_CERT_CN } from './domain/load-signing-identity';
+export type { SigningMaterial } from './domain/cms/load-signing-identity';
+export { DEVELOPMENT_CERT_CN } from './domain/cms/load-signing-identity';
 export { startPdfSigner } from './start';
 export type { PdfSignerService } from './start';
 export { loadPdfSignerConfig, ZPdfSignerEnv } from './config';

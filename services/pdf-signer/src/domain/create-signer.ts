@@ -1,27 +1,27 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { newAuditId, ServiceError } from '@esign/contracts';
 import type { TAuditEvent, TDocumentKind, TPosition, TSignature, TSigner } from '@esign/contracts';
-import { addAuditPage } from './add-audit-page';
-import { appendDocumentTimestamp, appendDss, certificatesOfCms } from './append-dss';
-import type { AuditFacts } from './add-audit-page';
-import { convertImageToPdf } from './convert-image-to-pdf';
-import { loadFontLibrary } from './font-library';
-import { damagedDocument, isPdfLibraryFailure } from './classify-pdf-failure';
-import { loadPdf } from './load-pdf';
-import type { LoadedPdf, RepairLog } from './load-pdf';
-import { loadSigningIdentity } from './load-signing-identity';
-import type { SigningMaterial } from './load-signing-identity';
-import { countSignatures, prepareIncrementalUpdate } from './incremental-update';
-import { mendDocument } from './mend-document';
-import { createDocumentFonts } from './page-content';
-import { isQpdfAvailable } from './repair-pdf';
-import { createTimestamper } from './request-timestamp';
-import type { SignatureTimestamp, TimestampSettings } from './request-timestamp';
-import { createRevocationCache } from './revocation';
-import type { RevocationCache, RevocationSettings } from './revocation';
-import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './seal-pdf';
-import { checkPositions, prepareSignature, stampSignatures } from './stamp-signatures';
-import { writeAuditMetadata } from './write-audit-metadata';
+import { addAuditPage } from './audit/add-audit-page';
+import { appendDocumentTimestamp, appendDss, certificatesOfCms } from './ltv/append-dss';
+import type { AuditFacts } from './audit/add-audit-page';
+import { convertImageToPdf } from './stamp/convert-image-to-pdf';
+import { loadFontLibrary } from './layout/font-library';
+import { damagedDocument, isPdfLibraryFailure } from './document/classify-pdf-failure';
+import { loadPdf } from './document/load-pdf';
+import type { LoadedPdf, RepairLog } from './document/load-pdf';
+import { loadSigningIdentity } from './cms/load-signing-identity';
+import type { SigningMaterial } from './cms/load-signing-identity';
+import { countSignatures, prepareIncrementalUpdate } from './document/incremental-update';
+import { mendDocument } from './document/mend-document';
+import { createDocumentFonts } from './layout/page-content';
+import { isQpdfAvailable } from './document/repair-pdf';
+import { createTimestamper } from './ltv/request-timestamp';
+import type { SignatureTimestamp, TimestampSettings } from './ltv/request-timestamp';
+import { createRevocationCache } from './ltv/revocation';
+import type { RevocationCache, RevocationSettings } from './ltv/revocation';
+import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './cms/seal-pdf';
+import { checkPositions, prepareSignature, stampSignatures } from './stamp/stamp-signatures';
+import { writeAuditMetadata } from './audit/write-audit-metadata';
 
 /** How to build a signer. Everything expensive (fonts, key, certificate) happens once, here. */
 export interface SignerOptions {

@@ -1,7 +1,7 @@
 import { createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
 import type { TCertificateFacts, TPdfVerifyReply, TSignatureReport, TTimestampFacts } from '@esign/contracts';
-import { readDer, readDerChildren } from './der';
-import type { DerNode } from './der';
+import { readDer, readDerChildren } from '../der/der';
+import type { DerNode } from '../der/der';
 
 /**
  * Verification of every signature in a PDF, with no PDF library: signatures are found by their

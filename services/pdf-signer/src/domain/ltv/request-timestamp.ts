@@ -13,8 +13,8 @@ import {
   derUnsignedInteger,
   readDer,
   readDerChildren,
-} from './der';
-import type { DerNode } from './der';
+} from '../der/der';
+import type { DerNode } from '../der/der';
 
 const OID_SHA256 = '2.16.840.1.101.3.4.2.1';
 const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';

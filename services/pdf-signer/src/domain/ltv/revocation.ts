@@ -1,7 +1,15 @@
 import { createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
 import { ServiceError } from '@esign/contracts';
-import { derElement, derNull, derOctetString, derOid, derSequence, readDer, readDerChildren } from './der';
-import type { DerNode } from './der';
+import {
+  derElement,
+  derNull,
+  derOctetString,
+  derOid,
+  derSequence,
+  readDer,
+  readDerChildren,
+} from '../der/der';
+import type { DerNode } from '../der/der';
 
 /**
  * Revocation data for PAdES B-LT: for every certificate that names an OCSP responder (Authority
