@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf, makePng, pdfSig, pdfText, startTestTsa } from '@esign/testing';
 import type { TestTsa } from '@esign/testing';
-import { readDer, readDerChildren } from '../src/domain/der/der';
+import { readDer, readDerChildren } from '../src/domain/der/read-der';
 import { encodeTimestampRequest, readTimestampResponse } from '../src/domain/ltv/request-timestamp';
 import { verifyPdf } from '../src/domain/verify/verify-pdf';
 import { createSigner } from '../src/index';

@@ -8,7 +8,7 @@ import {
   derSetOf,
   derSmallInteger,
   derTime,
-} from '../der/der';
+} from '../der/encode-der';
 import type { SigningIdentity } from './load-signing-identity';
 import { timestampAttribute } from '../ltv/request-timestamp';
 

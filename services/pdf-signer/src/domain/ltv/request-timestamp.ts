@@ -11,10 +11,9 @@ import {
   derSequence,
   derSmallInteger,
   derUnsignedInteger,
-  readDer,
-  readDerChildren,
-} from '../der/der';
-import type { DerNode } from '../der/der';
+} from '../der/encode-der';
+import { DerError, derContent, readDer, readDerChildren, integerMagnitude, readTime } from '../der/read-der';
+import type { DerNode } from '../der/read-der';
 
 const OID_SHA256 = '2.16.840.1.101.3.4.2.1';
 const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';
@@ -72,8 +71,6 @@ export const encodeTimestampRequest = (hash: Buffer, nonce: Buffer): Buffer =>
     CERT_REQ_TRUE,
   );
 
-const content = (buf: Buffer, node: DerNode) => buf.subarray(node.contentStart, node.end);
-
 const child = (buf: Buffer, node: DerNode | undefined, index: number, tag: number, what: string): DerNode => {
   if (!node) return fail(`${what}: missing`);
   const found = readDerChildren(buf, node)[index];
@@ -81,20 +78,14 @@ const child = (buf: Buffer, node: DerNode | undefined, index: number, tag: numbe
   return found;
 };
 
-/** INTEGER magnitude without leading zero bytes, for comparing nonces. */
-const magnitude = (bytes: Buffer): Buffer => {
-  let start = 0;
-  while (start < bytes.length - 1 && bytes[start] === 0) start++;
-  return bytes.subarray(start);
-};
-
-/** GeneralizedTime `YYYYMMDDHHMMSS[.f*]Z`. */
-const parseGeneralizedTime = (text: string): Date => {
-  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\.\d+)?Z$/.exec(text);
-  if (!match) return fail('TSTInfo genTime: not a UTC GeneralizedTime');
-  const [, y, mo, d, h, mi, s, frac] = match;
-  const ms = frac ? Math.floor(Number(`0${frac}`) * 1000) : 0;
-  return new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms));
+/** TSTInfo's genTime; one the shared reader cannot read makes the answer unusable (next TSA). */
+const readGenTime = (token: Buffer, node: DerNode): Date => {
+  try {
+    return readTime(token, node);
+  } catch (err) {
+    if (err instanceof DerError) return fail('TSTInfo genTime: not a UTC GeneralizedTime');
+    throw err;
+  }
 };
 
 /** The TSA certificate's subject from the token's certificates (the one for timeStamping). */
@@ -141,7 +132,7 @@ export const readTimestampResponse = (
   if (resp.tag !== 0x30 || resp.end !== response.length) fail('TimeStampResp: not a DER SEQUENCE');
   const [statusInfo, tokenNode] = readDerChildren(response, resp);
   const status = child(response, statusInfo, 0, 0x02, 'PKIStatusInfo status');
-  const statusValue = content(response, status);
+  const statusValue = derContent(response, status);
   if (statusValue.length !== 1 || (statusValue[0] !== 0 && statusValue[0] !== 1)) {
     fail(`TSA refused: PKIStatus ${statusValue.toString('hex')}`);
   }
@@ -149,26 +140,26 @@ export const readTimestampResponse = (
   const token = Buffer.from(response.subarray(tokenNode.start, tokenNode.end));
   const root = readDer(token, 0);
   const contentType = child(token, root, 0, 0x06, 'token contentType');
-  if (!content(token, contentType).equals(SIGNED_DATA)) fail('token: not a SignedData');
+  if (!derContent(token, contentType).equals(SIGNED_DATA)) fail('token: not a SignedData');
   const explicit = child(token, root, 1, 0xa0, 'token content');
   const signedData = child(token, explicit, 0, 0x30, 'SignedData');
   const encap = child(token, signedData, 2, 0x30, 'encapContentInfo');
   const eContentType = child(token, encap, 0, 0x06, 'eContentType');
-  if (!content(token, eContentType).equals(TST_INFO)) fail('token: content is not a TSTInfo');
+  if (!derContent(token, eContentType).equals(TST_INFO)) fail('token: content is not a TSTInfo');
   const eContent = child(token, child(token, encap, 1, 0xa0, 'eContent'), 0, 0x04, 'eContent');
   const tstInfo = readDer(token, eContent.contentStart);
   if (tstInfo.tag !== 0x30 || tstInfo.end !== eContent.end) fail('TSTInfo: not a DER SEQUENCE');
   const fields = readDerChildren(token, tstInfo);
   const imprint = child(token, tstInfo, 2, 0x30, 'TSTInfo messageImprint');
   const algorithm = child(token, child(token, imprint, 0, 0x30, 'imprint algorithm'), 0, 0x06, 'imprint OID');
-  if (!content(token, algorithm).equals(SHA256_OID)) fail('TSTInfo messageImprint: not SHA-256');
+  if (!derContent(token, algorithm).equals(SHA256_OID)) fail('TSTInfo messageImprint: not SHA-256');
   const hashed = child(token, imprint, 1, 0x04, 'imprint hash');
-  if (!content(token, hashed).equals(hash)) fail('TSTInfo messageImprint: not our signature value');
+  if (!derContent(token, hashed).equals(hash)) fail('TSTInfo messageImprint: not our signature value');
   const genTime = child(token, tstInfo, 4, 0x18, 'TSTInfo genTime');
-  const time = parseGeneralizedTime(content(token, genTime).toString('latin1'));
+  const time = readGenTime(token, genTime);
   // After genTime: accuracy (SEQUENCE), ordering (BOOLEAN), nonce (INTEGER), tsa [0], extensions [1].
   const tsaNonce = fields.slice(5).find((n) => n.tag === 0x02);
-  if (!tsaNonce || !magnitude(content(token, tsaNonce)).equals(magnitude(nonce))) {
+  if (!tsaNonce || !integerMagnitude(derContent(token, tsaNonce)).equals(integerMagnitude(nonce))) {
     fail('TSTInfo nonce: missing or not ours');
   }
   const authority = authorityOf(token, signedData) ?? 'unnamed time-stamping authority';
