@@ -1,5 +1,5 @@
 import type { TErrorCode } from '@esign/contracts';
-import type { SignInput, SignResult } from '../domain/create-signer';
+import type { SignInput, SignResult } from '../domain/assemble-signer';
 import type { SigningMaterial } from '../domain/cms/load-signing-identity';
 import type { TimestampSettings } from '../domain/ltv/request-timestamp';
 import type { RevocationSettings } from '../domain/ltv/revocation';

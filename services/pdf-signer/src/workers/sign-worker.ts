@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
-import { createSigner } from '../domain/create-signer';
+import { createSigner } from '../create-signer';
 import { loadPdf } from '../domain/document/load-pdf';
 import { transferableView } from './sign-job';
 import type {

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
-import type { SignInput, SignResult, Signer } from '../domain/create-signer';
+import type { SignInput, SignResult, Signer } from '../domain/assemble-signer';
 import { generateDevelopmentMaterial, loadSigningIdentity } from '../domain/cms/load-signing-identity';
 import type { SigningMaterial } from '../domain/cms/load-signing-identity';
 import type { TimestampSettings } from '../domain/ltv/request-timestamp';

@@ -3,6 +3,7 @@ import { ServiceError } from '@esign/contracts';
 import { derElement, derNull, derOctetString, derOid, derSequence } from '../der/encode-der';
 import { derBytes, derContent, readDer, readDerChildren, readOid, readTime } from '../der/read-der';
 import type { DerNode } from '../der/read-der';
+import type { RevocationFetcher } from './ports';
 
 /**
  * Revocation data for PAdES B-LT: for every certificate that names an OCSP responder (Authority
@@ -270,14 +271,6 @@ export const checkCrl = (
   return { status: 'good', thisUpdate, ...(nextUpdate ? { nextUpdate } : {}) };
 };
 
-const fetchBytes = async (url: string, init: RequestInit, timeoutMs: number, maxBytes: number) => {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const body = Buffer.from(await res.arrayBuffer());
-  if (body.length > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-  return body;
-};
-
 const fingerprint = (cert: Buffer) => createHash('sha256').update(cert).digest('hex');
 
 /** The issuer of `cert` among `chain`, by name and signature. */
@@ -295,11 +288,16 @@ const issuerIn = (cert: Buffer, chain: readonly Buffer[]): Buffer | undefined =>
  * answer; `error` gets certificates found revoked.
  */
 export const createRevocationCache = (
-  settings: RevocationSettings,
+  options: {
+    /** How OCSP responses and CRLs are fetched (each request within its own time limit). */
+    readonly fetcher: RevocationFetcher;
+    /** Refetch this long before nextUpdate (ms); without nextUpdate, every `refreshMs`. */
+    readonly refreshMs?: number;
+  },
   log: { warn?: Log; error?: Log } = {},
 ): RevocationCache => {
-  const refreshMs = settings.refreshMs ?? 60 * 60_000;
-  const maxBytes = settings.maxBytes ?? 5 * 1024 * 1024;
+  const { fetcher } = options;
+  const refreshMs = options.refreshMs ?? 60 * 60_000;
   const states = new Map<string, RevocationState>();
   const pending = new Map<string, Promise<void>>();
   const timers = new Set<NodeJS.Timeout>();
@@ -312,16 +310,7 @@ export const createRevocationCache = (
     const failures: string[] = [];
     for (const url of sources.ocsp) {
       try {
-        const answer = await fetchBytes(
-          url,
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/ocsp-request' },
-            body: encodeOcspRequest(cert, issuer),
-          },
-          settings.timeoutMs,
-          maxBytes,
-        );
+        const answer = await fetcher.fetchOcsp(url, encodeOcspRequest(cert, issuer));
         const checked = checkOcspResponse(answer, cert, issuer);
         if (checked.status === 'revoked') return { status: 'revoked', source: url };
         if (checked.status === 'good') {
@@ -339,7 +328,7 @@ export const createRevocationCache = (
     }
     for (const url of sources.crl) {
       try {
-        let answer = await fetchBytes(url, { method: 'GET' }, settings.timeoutMs, maxBytes);
+        let answer = await fetcher.fetchCrl(url);
         // A PEM CRL, as some servers publish: its DER.
         if (answer.subarray(0, 10).toString('latin1') === '-----BEGIN') {
           answer = Buffer.from(answer.toString('latin1').replace(/-----[^-]+-----|\s/g, ''), 'base64');

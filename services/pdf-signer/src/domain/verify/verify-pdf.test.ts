@@ -1,12 +1,12 @@
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createSigner } from '../create-signer';
+import { assembleSigner } from '../assemble-signer';
 import { verifyPdf } from './verify-pdf';
 
 let signed: Buffer;
 
 beforeAll(async () => {
-  const signer = await createSigner({ warn: () => undefined });
+  const signer = await assembleSigner({ warn: () => undefined });
   const doc = await PDFDocument.create();
   doc.addPage([300, 300]);
   const result = await signer.sign({
