@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { loadConfig, ZBaseEnv, ZBlobEnv } from '@esign/config';
-import type { SigningMaterial } from './domain/load-signing-identity';
-import type { TimestampSettings } from './domain/request-timestamp';
-import type { RevocationSettings } from './domain/revocation';
+import type { SigningMaterial } from './domain/cms/load-signing-identity';
+import type { TimestampSettings } from './domain/ltv/request-timestamp';
+import type { RevocationSettings } from './domain/ltv/revocation';
 import { WORKER_YOUNG_GENERATION_MB } from './workers/worker-limits';
 
 /** Environment of the pdf-signer service. */

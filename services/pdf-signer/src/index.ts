@@ -1,7 +1,8 @@
-export { createSigner } from './domain/create-signer';
-export type { SignInput, SignResult, Signer, SignerOptions } from './domain/create-signer';
-export type { SigningMaterial } from './domain/load-signing-identity';
-export { DEVELOPMENT_CERT_CN } from './domain/load-signing-identity';
+export { createSigner } from './create-signer';
+export type { SignerOptions } from './create-signer';
+export type { SignInput, SignResult, Signer } from './domain/assemble-signer';
+export type { SigningMaterial } from './domain/cms/load-signing-identity';
+export { DEVELOPMENT_CERT_CN } from './domain/cms/load-signing-identity';
 export { startPdfSigner } from './start';
 export type { PdfSignerService } from './start';
 export { loadPdfSignerConfig, ZPdfSignerEnv } from './config';

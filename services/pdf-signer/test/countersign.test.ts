@@ -5,6 +5,7 @@ import { ServiceError } from '@esign/contracts';
 import { inkAt, makePdf, makePng, pdfInfo, pdfSig, pdfText, qpdfCheck, renderPage } from '@esign/testing';
 import { createSigner } from '../src/index';
 import type { SignInput, Signer } from '../src/index';
+import { drawnSignatureInput } from './sign-input';
 
 let signer: Signer;
 let png: string;
@@ -14,20 +15,8 @@ beforeAll(async () => {
   png = (await makePng()).toString('base64');
 });
 
-const input = (bytes: Buffer, name: string, x = 10): SignInput => ({
-  bytes,
-  kind: 'pdf',
-  fileName: 'contract.pdf',
-  signature: { mode: 'draw', imageBase64: png },
-  positions: [{ x, y: 80, page: 0, width: 20 }],
-  signer: {
-    name,
-    email: `${name.toLowerCase()}@example.com`,
-    ipAddress: '198.51.100.7',
-    userAgent: 'Test/1.0',
-  },
-  receivedAt: '2026-11-21T10:00:00.000Z',
-});
+const input = (bytes: Buffer, name: string, x = 10): SignInput =>
+  drawnSignatureInput({ bytes, name, pngBase64: png, x });
 
 /** pdfsig's report, one entry per signature in file order. */
 const signatures = async (pdf: Buffer) =>

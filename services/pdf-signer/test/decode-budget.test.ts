@@ -3,7 +3,7 @@ import { ServiceError } from '@esign/contracts';
 import { makeInflatingPdf, makePng, pdfInfo } from '@esign/testing';
 import { createSigner } from '../src/index';
 import type { SignInput, Signer } from '../src/index';
-import { MAX_DECODED_BYTES } from '../src/domain/load-pdf';
+import { MAX_DECODED_BYTES } from '../src/domain/document/load-pdf';
 
 let signer: Signer;
 let png: string;

@@ -8,8 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '@esign/contracts';
 import { makePdf, pdfSig, startTestPki, startTestTsa } from '@esign/testing';
 import type { TestPki, TestPkiCertName } from '@esign/testing';
-import { createRevocationCache, revocationSources } from '../src/domain/revocation';
-import { verifyPdf } from '../src/domain/verify-pdf';
+import { createHttpRevocationFetcher } from '../src/adapters/http-revocation-fetcher';
+import type { RevocationFetcher } from '../src/domain/ltv/ports';
+import { createRevocationCache, revocationSources } from '../src/domain/ltv/revocation';
+import { verifyPdf } from '../src/domain/verify/verify-pdf';
 import { createSigner } from '../src/index';
 import type { SignInput, Signer } from '../src/index';
 import { startTestSigner } from './start-test-signer';
@@ -205,13 +207,44 @@ describe('revocation data in the DSS (PAdES B-LT)', () => {
   });
 
   it('fetches a certificate seen the first time in the background (the TSA case)', async () => {
-    const cache = createRevocationCache({ timeoutMs: 1_000 });
+    const cache = createRevocationCache({ fetcher: createHttpRevocationFetcher({ timeoutMs: 1_000 }) });
     const chain = [new X509Certificate(pki.certs.good.certPem).raw, new X509Certificate(pki.caCertPem).raw];
     cache.notice(chain);
     // Not waited for: the first document goes without it.
     expect(cache.dataFor(chain).ocsps).toHaveLength(0);
     await expect.poll(() => cache.dataFor(chain).ocsps.length, { timeout: 5_000 }).toBe(1);
     expect(cache.state(chain[0] ?? Buffer.alloc(0))).toMatchObject({ status: 'good', kind: 'ocsp' });
+    cache.close();
+  });
+
+  it('marks a certificate whose sources do not answer unavailable, and says why (fake fetcher)', async () => {
+    const asked: string[] = [];
+    const down: RevocationFetcher = {
+      fetchOcsp: (url) => {
+        asked.push(url);
+        return Promise.reject(new Error('HTTP 503'));
+      },
+      fetchCrl: (url) => {
+        asked.push(url);
+        return Promise.reject(new Error('connect ECONNREFUSED'));
+      },
+    };
+    const warnings: unknown[] = [];
+    const cache = createRevocationCache({ fetcher: down }, { warn: (_, fields) => warnings.push(fields) });
+    const chain = [new X509Certificate(pki.certs.good.certPem).raw, new X509Certificate(pki.caCertPem).raw];
+    await cache.prepare(chain);
+    const { ocsp, crl } = revocationSources(chain[0] ?? Buffer.alloc(0));
+    expect(asked).toEqual([...ocsp, ...crl]);
+    expect(cache.state(chain[0] ?? Buffer.alloc(0))).toEqual({ status: 'unavailable' });
+    expect(cache.dataFor(chain)).toEqual({ ocsps: [], crls: [] });
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        failures: [
+          ...ocsp.map((url) => `${url}: HTTP 503`),
+          ...crl.map((url) => `${url}: connect ECONNREFUSED`),
+        ],
+      }),
+    ]);
     cache.close();
   });
 });

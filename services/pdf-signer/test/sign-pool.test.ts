@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { makePdf, pdfSig } from '@esign/testing';
-import type { TimestampSettings } from '../src/domain/request-timestamp';
+import type { TimestampSettings } from '../src/domain/ltv/request-timestamp';
 import { startSignPool } from '../src/workers/start-sign-pool';
 import { startTestSigner } from './start-test-signer';
 import type { TestSigner } from './start-test-signer';

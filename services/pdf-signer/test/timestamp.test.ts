@@ -7,11 +7,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf, makePng, pdfSig, pdfText, startTestTsa } from '@esign/testing';
 import type { TestTsa } from '@esign/testing';
-import { readDer, readDerChildren } from '../src/domain/der';
-import { encodeTimestampRequest, readTimestampResponse } from '../src/domain/request-timestamp';
-import { verifyPdf } from '../src/domain/verify-pdf';
+import { readDer, readDerChildren } from '../src/domain/der/read-der';
+import { encodeTimestampRequest, readTimestampResponse } from '../src/domain/ltv/request-timestamp';
+import { verifyPdf } from '../src/domain/verify/verify-pdf';
 import { createSigner } from '../src/index';
 import type { SignInput, Signer } from '../src/index';
+import { drawnSignatureInput } from './sign-input';
 import { startTestSigner } from './start-test-signer';
 import type { TestSigner } from './start-test-signer';
 
@@ -38,20 +39,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const input = (bytes: Buffer, name: string, x = 10): SignInput => ({
-  bytes,
-  kind: 'pdf',
-  fileName: 'contract.pdf',
-  signature: { mode: 'draw', imageBase64: png },
-  positions: [{ x, y: 80, page: 0, width: 20 }],
-  signer: {
-    name,
-    email: `${name.toLowerCase()}@example.com`,
-    ipAddress: '198.51.100.7',
-    userAgent: 'Test/1.0',
-  },
-  receivedAt: '2026-11-21T10:00:00.000Z',
-});
+const input = (bytes: Buffer, name: string, x = 10): SignInput =>
+  drawnSignatureInput({ bytes, name, pngBase64: png, x });
 
 /** Every signature's CMS in file order: the /Contents between the two parts of each /ByteRange. */
 const signatureCms = (pdf: Buffer): Buffer[] => {

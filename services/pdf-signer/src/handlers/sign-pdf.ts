@@ -2,7 +2,7 @@ import { signedFileNameFor } from '@esign/contracts';
 import type { PdfSign } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
-import type { Signer, TPadesLevel } from '../domain/create-signer';
+import type { Signer, TPadesLevel } from '../domain/assemble-signer';
 import { withUpload } from './read-upload';
 
 /** Where signed PDFs are kept. */

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { ServiceError } from '@esign/contracts';
 import type { TPdfVerifyReply } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
-import type { VerifyPdfOptions } from '../domain/verify-pdf';
+import type { VerifyPdfOptions } from '../domain/verify/verify-pdf';
 import { transferableBytes } from '../workers/sign-job';
 import { workerResourceLimits } from '../workers/worker-limits';
 import { workerSource } from '../workers/worker-source';

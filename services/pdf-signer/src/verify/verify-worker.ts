@@ -3,7 +3,7 @@
  * the thread that serves NATS (and away from the signing workers). Started by `startVerifier`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { verifyPdf } from '../domain/verify-pdf';
+import { verifyPdf } from '../domain/verify/verify-pdf';
 import type { VerifyJob, VerifyReply, VerifyWorkerSetup } from './start-verifier';
 
 const port = parentPort;

@@ -1,8 +1,8 @@
 import type { TErrorCode } from '@esign/contracts';
-import type { SignInput, SignResult } from '../domain/create-signer';
-import type { SigningMaterial } from '../domain/load-signing-identity';
-import type { TimestampSettings } from '../domain/request-timestamp';
-import type { RevocationSettings } from '../domain/revocation';
+import type { SignInput, SignResult } from '../domain/assemble-signer';
+import type { SigningMaterial } from '../domain/cms/load-signing-identity';
+import type { TimestampSettings } from '../domain/ltv/request-timestamp';
+import type { RevocationSettings } from '../domain/ltv/revocation';
 
 /** What a signing worker is started with (its `workerData`). */
 export interface SignWorkerSetup {

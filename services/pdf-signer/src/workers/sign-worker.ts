@@ -5,8 +5,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
-import { createSigner } from '../domain/create-signer';
-import { loadPdf } from '../domain/load-pdf';
+import { createSigner } from '../create-signer';
+import { loadPdf } from '../domain/document/load-pdf';
 import { transferableView } from './sign-job';
 import type {
   SignJobError,

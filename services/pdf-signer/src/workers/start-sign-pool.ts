@@ -1,11 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
-import type { SignInput, SignResult, Signer } from '../domain/create-signer';
-import { generateDevelopmentMaterial, loadSigningIdentity } from '../domain/load-signing-identity';
-import type { SigningMaterial } from '../domain/load-signing-identity';
-import type { TimestampSettings } from '../domain/request-timestamp';
-import type { RevocationSettings } from '../domain/revocation';
+import type { SignInput, SignResult, Signer } from '../domain/assemble-signer';
+import { generateDevelopmentMaterial, loadSigningIdentity } from '../domain/cms/load-signing-identity';
+import type { SigningMaterial } from '../domain/cms/load-signing-identity';
+import type { TimestampSettings } from '../domain/ltv/request-timestamp';
+import type { RevocationSettings } from '../domain/ltv/revocation';
 import { transferableBytes } from './sign-job';
 import type {
   SignJobError,

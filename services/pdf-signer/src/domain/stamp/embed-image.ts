@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { PDFHexString } from 'pdf-lib';
 import type { PDFContext, PDFRef } from 'pdf-lib';
 import { decodePng, readPng } from './decode-png';
-import type { Matrix } from './page-frame';
+import type { Matrix } from '../layout/page-frame';
 
 const deflateAsync = promisify(deflate);
 

@@ -1,7 +1,7 @@
 import { PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
 import { embedImage, orientationMatrix, UnreadableImageError } from './embed-image';
-import { matrixOps, num } from './page-content';
+import { matrixOps, num } from '../layout/page-content';
 
 /** Longest page side PDF readers accept (200 inches; Acrobat's limit). */
 export const MAX_PAGE_SIDE_PT = 14_400;

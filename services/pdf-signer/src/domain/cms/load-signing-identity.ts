@@ -1,7 +1,8 @@
 import { X509Certificate, createHash, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import forge from 'node-forge';
-import { derNull, derOid, derSequence, readDer, readDerChildren } from './der';
+import { derNull, derOid, derSequence } from '../der/encode-der';
+import { readDer, readDerChildren } from '../der/read-der';
 
 /** Common name of the certificate made up when no signing key is configured. */
 export const DEVELOPMENT_CERT_CN = 'E-Signature Service (development)';

@@ -1,6 +1,6 @@
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFString } from 'pdf-lib';
 import type { PDFDocument, PDFPage } from 'pdf-lib';
-import { readDer, readDerChildren } from './der';
+import { readDer, readDerChildren } from '../der/read-der';
 
 /**
  * PAdES B-LT: what a validator needs years later, in a Document Security Store (ISO 32000-2 §12.8.4.3)

@@ -3,12 +3,12 @@ import { ServiceError } from '@esign/contracts';
 import type { TPosition, TSignature } from '@esign/contracts';
 import { embedImage, orientationMatrix, UnreadableImageError } from './embed-image';
 import type { EmbeddedImage } from './embed-image';
-import type { FontLibrary } from './font-library';
-import { layoutLine } from './layout-text';
-import type { LaidOutLine } from './layout-text';
-import { createPageContent, fillColorOps, matrixOps, num } from './page-content';
-import type { DocumentFonts } from './page-content';
-import { pageFrameOf, placeBox } from './page-frame';
+import type { FontLibrary } from '../layout/font-library';
+import { layoutLine } from '../layout/layout-text';
+import type { LaidOutLine } from '../layout/layout-text';
+import { createPageContent, fillColorOps, matrixOps, num } from '../layout/page-content';
+import type { DocumentFonts } from '../layout/page-content';
+import { pageFrameOf, placeBox } from '../layout/page-frame';
 
 /** Largest signature image, in pixels (a drawn signature is a few hundred thousand). */
 const MAX_SIGNATURE_PIXELS = 25_000_000;

@@ -1,7 +1,4 @@
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { Agent } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ServiceError } from '@esign/contracts';
 import {
   derElement,
@@ -11,10 +8,11 @@ import {
   derSequence,
   derSmallInteger,
   derUnsignedInteger,
-  readDer,
-  readDerChildren,
-} from './der';
-import type { DerNode } from './der';
+} from '../der/encode-der';
+import { DerError, derContent, readDer, readDerChildren, integerMagnitude, readTime } from '../der/read-der';
+import type { DerNode } from '../der/read-der';
+import { TimestampAuthorityError } from './ports';
+import type { TimestampAuthority } from './ports';
 
 const OID_SHA256 = '2.16.840.1.101.3.4.2.1';
 const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';
@@ -56,11 +54,9 @@ export interface SignatureTimestamp {
 /** A failure of one TSA, for the log. */
 export type TimestampLog = (message: string, fields?: Record<string, unknown>) => void;
 
-/** A TSA answer we cannot use. */
-class TsaAnswerError extends Error {}
-
+/** A TSA answer we cannot use: that authority failed, the next is asked. */
 const fail = (message: string): never => {
-  throw new TsaAnswerError(message);
+  throw new TimestampAuthorityError(message);
 };
 
 /** TimeStampReq { version 1, messageImprint { sha256, hash }, nonce, certReq TRUE } (RFC 3161 §2.4.1). */
@@ -72,8 +68,6 @@ export const encodeTimestampRequest = (hash: Buffer, nonce: Buffer): Buffer =>
     CERT_REQ_TRUE,
   );
 
-const content = (buf: Buffer, node: DerNode) => buf.subarray(node.contentStart, node.end);
-
 const child = (buf: Buffer, node: DerNode | undefined, index: number, tag: number, what: string): DerNode => {
   if (!node) return fail(`${what}: missing`);
   const found = readDerChildren(buf, node)[index];
@@ -81,20 +75,14 @@ const child = (buf: Buffer, node: DerNode | undefined, index: number, tag: numbe
   return found;
 };
 
-/** INTEGER magnitude without leading zero bytes, for comparing nonces. */
-const magnitude = (bytes: Buffer): Buffer => {
-  let start = 0;
-  while (start < bytes.length - 1 && bytes[start] === 0) start++;
-  return bytes.subarray(start);
-};
-
-/** GeneralizedTime `YYYYMMDDHHMMSS[.f*]Z`. */
-const parseGeneralizedTime = (text: string): Date => {
-  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\.\d+)?Z$/.exec(text);
-  if (!match) return fail('TSTInfo genTime: not a UTC GeneralizedTime');
-  const [, y, mo, d, h, mi, s, frac] = match;
-  const ms = frac ? Math.floor(Number(`0${frac}`) * 1000) : 0;
-  return new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms));
+/** TSTInfo's genTime; one the shared reader cannot read makes the answer unusable (next TSA). */
+const readGenTime = (token: Buffer, node: DerNode): Date => {
+  try {
+    return readTime(token, node);
+  } catch (err) {
+    if (err instanceof DerError) return fail('TSTInfo genTime: not a UTC GeneralizedTime');
+    throw err;
+  }
 };
 
 /** The TSA certificate's subject from the token's certificates (the one for timeStamping). */
@@ -141,7 +129,7 @@ export const readTimestampResponse = (
   if (resp.tag !== 0x30 || resp.end !== response.length) fail('TimeStampResp: not a DER SEQUENCE');
   const [statusInfo, tokenNode] = readDerChildren(response, resp);
   const status = child(response, statusInfo, 0, 0x02, 'PKIStatusInfo status');
-  const statusValue = content(response, status);
+  const statusValue = derContent(response, status);
   if (statusValue.length !== 1 || (statusValue[0] !== 0 && statusValue[0] !== 1)) {
     fail(`TSA refused: PKIStatus ${statusValue.toString('hex')}`);
   }
@@ -149,124 +137,48 @@ export const readTimestampResponse = (
   const token = Buffer.from(response.subarray(tokenNode.start, tokenNode.end));
   const root = readDer(token, 0);
   const contentType = child(token, root, 0, 0x06, 'token contentType');
-  if (!content(token, contentType).equals(SIGNED_DATA)) fail('token: not a SignedData');
+  if (!derContent(token, contentType).equals(SIGNED_DATA)) fail('token: not a SignedData');
   const explicit = child(token, root, 1, 0xa0, 'token content');
   const signedData = child(token, explicit, 0, 0x30, 'SignedData');
   const encap = child(token, signedData, 2, 0x30, 'encapContentInfo');
   const eContentType = child(token, encap, 0, 0x06, 'eContentType');
-  if (!content(token, eContentType).equals(TST_INFO)) fail('token: content is not a TSTInfo');
+  if (!derContent(token, eContentType).equals(TST_INFO)) fail('token: content is not a TSTInfo');
   const eContent = child(token, child(token, encap, 1, 0xa0, 'eContent'), 0, 0x04, 'eContent');
   const tstInfo = readDer(token, eContent.contentStart);
   if (tstInfo.tag !== 0x30 || tstInfo.end !== eContent.end) fail('TSTInfo: not a DER SEQUENCE');
   const fields = readDerChildren(token, tstInfo);
   const imprint = child(token, tstInfo, 2, 0x30, 'TSTInfo messageImprint');
   const algorithm = child(token, child(token, imprint, 0, 0x30, 'imprint algorithm'), 0, 0x06, 'imprint OID');
-  if (!content(token, algorithm).equals(SHA256_OID)) fail('TSTInfo messageImprint: not SHA-256');
+  if (!derContent(token, algorithm).equals(SHA256_OID)) fail('TSTInfo messageImprint: not SHA-256');
   const hashed = child(token, imprint, 1, 0x04, 'imprint hash');
-  if (!content(token, hashed).equals(hash)) fail('TSTInfo messageImprint: not our signature value');
+  if (!derContent(token, hashed).equals(hash)) fail('TSTInfo messageImprint: not our signature value');
   const genTime = child(token, tstInfo, 4, 0x18, 'TSTInfo genTime');
-  const time = parseGeneralizedTime(content(token, genTime).toString('latin1'));
+  const time = readGenTime(token, genTime);
   // After genTime: accuracy (SEQUENCE), ordering (BOOLEAN), nonce (INTEGER), tsa [0], extensions [1].
   const tsaNonce = fields.slice(5).find((n) => n.tag === 0x02);
-  if (!tsaNonce || !magnitude(content(token, tsaNonce)).equals(magnitude(nonce))) {
+  if (!tsaNonce || !integerMagnitude(derContent(token, tsaNonce)).equals(integerMagnitude(nonce))) {
     fail('TSTInfo nonce: missing or not ours');
   }
   const authority = authorityOf(token, signedData) ?? 'unnamed time-stamping authority';
   return { token, time, authority };
 };
 
-/** The URL as logged and recorded: no credentials, no query. */
-const displayUrl = (url: string): string => {
-  const parsed = new URL(url);
-  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-};
-
-/** An HTTP answer of a TSA. */
-interface TsaAnswer {
-  readonly status: number;
-  readonly body: Buffer;
-}
-
-const TIMEOUT = 'TSA_TIMEOUT';
-
-/**
- * POST the query with node:http(s) over kept-alive connections (undici's fetch costs about three
- * times the CPU per request). The whole exchange, connection included, must finish within
- * `timeoutMs`; the answer may not exceed `limit` bytes. A kept-alive connection the server closed in
- * the meantime fails at once (ECONNRESET): that is retried once on a new connection.
- */
-const post = (
-  url: URL,
-  agent: Agent,
-  query: Buffer,
-  timeoutMs: number,
-  limit: number,
-): Promise<TsaAnswer> => {
-  const deadline = Date.now() + timeoutMs;
-  const attempt = (retry: boolean): Promise<TsaAnswer> =>
-    new Promise<TsaAnswer>((resolve, reject) => {
-      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(url, {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/timestamp-query',
-          accept: 'application/timestamp-reply',
-          'content-length': query.length,
-        },
-      });
-      const timer = setTimeout(() => req.destroy(new Error(TIMEOUT)), Math.max(0, deadline - Date.now()));
-      req.on('error', (err) => {
-        clearTimeout(timer);
-        const reset = 'code' in err && err.code === 'ECONNRESET';
-        if (retry && req.reusedSocket && reset && Date.now() < deadline) resolve(attempt(false));
-        else reject(err);
-      });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > limit) req.destroy(new TsaAnswerError(`answer larger than ${limit} bytes`));
-          else chunks.push(chunk);
-        });
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) });
-        });
-        res.on('error', () => undefined);
-        res.on('close', () => {
-          clearTimeout(timer);
-          if (!res.complete) reject(new Error('the connection closed before the answer ended'));
-        });
-      });
-      req.end(query);
-    });
-  return attempt(true);
-};
-
 /**
  * A timestamper: `timestamp(signatureValue)` asks the TSAs in order for an RFC 3161 token over
- * SHA-256 of the signature value, each within `timeoutMs`, and answers the first usable one. When
+ * SHA-256 of the signature value, each within its adapter's time limit, and answers the first usable one. When
  * none answers (down, slow, garbage, refusal) it throws `unavailable`: a local time is never used
  * in place of a timestamp.
  */
-export const createTimestamper = (settings: TimestampSettings, log?: TimestampLog) => {
-  // One agent per scheme for the worker's lifetime: connections to a TSA are kept alive between signings.
-  const agents = {
-    http: new HttpAgent({ keepAlive: true, maxSockets: 4 }),
-    https: new HttpsAgent({ keepAlive: true, maxSockets: 4 }),
-  };
-  const targets = settings.urls.map((url) => {
-    const parsed = new URL(url);
-    return {
-      url: parsed,
-      shown: displayUrl(url),
-      agent: parsed.protocol === 'https:' ? agents.https : agents.http,
-    };
-  });
-  // The token plus the TimeStampResp around it (status and a few bytes of framing).
-  const answerLimit = settings.maxTokenBytes + 1024;
+export const createTimestamper = (
+  options: {
+    /** Asked in order; the first usable answer wins. */
+    readonly authorities: readonly TimestampAuthority[];
+    /** Largest token accepted (the signature placeholder reserves this much for it). */
+    readonly maxTokenBytes: number;
+  },
+  log?: TimestampLog,
+) => {
+  const { authorities, maxTokenBytes } = options;
   return async (signatureValue: Buffer): Promise<SignatureTimestamp> => {
     const hash = createHash('sha256').update(signatureValue).digest();
     // Positive 64-bit nonce: the top bit clear so that it never needs a sign byte.
@@ -274,41 +186,30 @@ export const createTimestamper = (settings: TimestampSettings, log?: TimestampLo
     nonce[0] = (nonce[0] ?? 0) & 0x7f;
     const request = encodeTimestampRequest(hash, nonce);
     const started = performance.now();
-    for (const target of targets) {
+    for (const authority of authorities) {
       const attempt = performance.now();
       try {
-        const { status, body } = await post(
-          target.url,
-          target.agent,
-          request,
-          settings.timeoutMs,
-          answerLimit,
-        );
-        if (status !== 200) fail(`HTTP ${status}`);
-        const { token, time, authority } = readTimestampResponse(body, hash, nonce);
-        if (token.length > settings.maxTokenBytes) {
-          fail(
-            `token of ${token.length} bytes is larger than TSA_TOKEN_MAX_BYTES (${settings.maxTokenBytes})`,
-          );
+        const body = await authority.request(request);
+        const { token, time, authority: name } = readTimestampResponse(body, hash, nonce);
+        if (token.length > maxTokenBytes) {
+          fail(`token of ${token.length} bytes is larger than TSA_TOKEN_MAX_BYTES (${maxTokenBytes})`);
         }
         return {
           token,
           time: time.toISOString(),
-          authority,
-          url: target.shown,
+          authority: name,
+          url: authority.url,
           tsaMs: Math.round(performance.now() - started),
         };
       } catch (err) {
         const reason =
-          err instanceof TsaAnswerError
+          err instanceof TimestampAuthorityError
             ? err.message
-            : err instanceof Error && err.message === TIMEOUT
-              ? `no answer within ${settings.timeoutMs} ms`
-              : err instanceof Error
-                ? `${err.name}: ${err.message}`
-                : String(err);
+            : err instanceof Error
+              ? `${err.name}: ${err.message}`
+              : String(err);
         log?.('time-stamping authority did not answer usably', {
-          tsa: target.shown,
+          tsa: authority.url,
           reason,
           ms: Math.round(performance.now() - attempt),
         });

@@ -41,13 +41,14 @@ export const derUnsignedInteger = (magnitude: Buffer): Buffer => {
 
 export const derSmallInteger = (value: number): Buffer => derUnsignedInteger(Buffer.from([value]));
 
+/** An OBJECT IDENTIFIER from its dotted form; each subidentifier base 128, high bit on all but the last. */
 export const derOid = (oid: string): Buffer => {
-  const parts = oid.split('.').map(Number);
-  const [first = 0, second = 0, ...rest] = parts;
-  const bytes: number[] = [first * 40 + second];
-  for (const part of rest) {
-    const chunk: number[] = [part & 0x7f];
-    for (let n = Math.floor(part / 128); n > 0; n = Math.floor(n / 128)) chunk.unshift((n & 0x7f) | 0x80);
+  const [first = 0, second = 0, ...rest] = oid.split('.').map(Number);
+  // The first two arcs share one subidentifier, which may itself take several bytes (2.999: 0x8837).
+  const bytes: number[] = [];
+  for (const part of [first * 40 + second, ...rest]) {
+    const chunk: number[] = [part % 128];
+    for (let n = Math.floor(part / 128); n > 0; n = Math.floor(n / 128)) chunk.unshift((n % 128) | 0x80);
     bytes.push(...chunk);
   }
   return derElement(0x06, Buffer.from(bytes));
@@ -64,45 +65,4 @@ export const derTime = (date: Date): Buffer => {
   if (year >= 1950 && year < 2050)
     return derElement(0x17, Buffer.from(`${pad2(year % 100)}${rest}`, 'latin1'));
   return derElement(0x18, Buffer.from(`${year}${rest}`, 'latin1'));
-};
-
-/** Where one element sits inside a buffer. */
-export interface DerNode {
-  readonly tag: number;
-  /** Offset of the tag byte. */
-  readonly start: number;
-  /** Offset of the first content byte. */
-  readonly contentStart: number;
-  /** Offset just past the element. */
-  readonly end: number;
-}
-
-/** Read the element that starts at `offset` (definite lengths only, which DER guarantees). */
-export const readDer = (buf: Buffer, offset: number): DerNode => {
-  const tag = buf[offset];
-  const first = buf[offset + 1];
-  if (tag === undefined || first === undefined) throw new Error('DER: unexpected end of data');
-  let length = first;
-  let contentStart = offset + 2;
-  if (first & 0x80) {
-    const count = first & 0x7f;
-    if (count === 0 || count > 4) throw new Error('DER: unsupported length');
-    length = 0;
-    for (let i = 0; i < count; i++) length = length * 256 + (buf[offset + 2 + i] ?? 0);
-    contentStart += count;
-  }
-  const end = contentStart + length;
-  if (end > buf.length) throw new Error('DER: element runs past the end of data');
-  return { tag, start: offset, contentStart, end };
-};
-
-/** The children of a constructed element. */
-export const readDerChildren = (buf: Buffer, node: DerNode): DerNode[] => {
-  const children: DerNode[] = [];
-  for (let at = node.contentStart; at < node.end;) {
-    const child = readDer(buf, at);
-    children.push(child);
-    at = child.end;
-  }
-  return children;
 };

@@ -4,9 +4,9 @@ import { PDFName, PDFNumber } from 'pdf-lib';
 import type { PDFDocument, PDFPage } from 'pdf-lib';
 import { buildCmsSignature } from './build-cms-signature';
 import type { SigningIdentity } from './load-signing-identity';
-import type { UpdateBase } from './incremental-update';
-import { serializePdf } from './serialize-pdf';
-import { pdfText, toPdfDate } from './write-audit-metadata';
+import type { UpdateBase } from '../document/incremental-update';
+import { serializePdf } from '../document/serialize-pdf';
+import { pdfText, toPdfDate } from '../audit/write-audit-metadata';
 
 /** The PDF signature format this service writes. */
 export const SIGNATURE_SUBFILTER = 'adbe.pkcs7.detached';

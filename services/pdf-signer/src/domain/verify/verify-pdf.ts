@@ -1,7 +1,15 @@
 import { createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
 import type { TCertificateFacts, TPdfVerifyReply, TSignatureReport, TTimestampFacts } from '@esign/contracts';
-import { readDer, readDerChildren } from './der';
-import type { DerNode } from './der';
+import {
+  DerError,
+  derContent,
+  integerMagnitude,
+  readDer,
+  readDerChildren,
+  readOid,
+  readTime,
+} from '../der/read-der';
+import type { DerNode } from '../der/read-der';
 
 /**
  * Verification of every signature in a PDF, with no PDF library: signatures are found by their
@@ -51,39 +59,23 @@ const MAX_SIGNATURES = 50;
 
 class CmsError extends Error {}
 
-const decodeOid = (buf: Buffer, node: DerNode): string => {
-  const bytes = buf.subarray(node.contentStart, node.end);
-  if (bytes.length === 0) return '';
-  const first = bytes[0] ?? 0;
-  const parts = [Math.min(2, Math.floor(first / 40)), first - Math.min(2, Math.floor(first / 40)) * 40];
-  let value = 0;
-  for (let i = 1; i < bytes.length; i++) {
-    const b = bytes[i] ?? 0;
-    value = value * 128 + (b & 0x7f);
-    if ((b & 0x80) === 0) {
-      parts.push(value);
-      value = 0;
-    }
-  }
-  return parts.join('.');
-};
-
 const children = (buf: Buffer, node: DerNode | undefined, what: string): DerNode[] => {
   if (!node) throw new CmsError(`${what}: missing`);
   return readDerChildren(buf, node);
 };
 
-const content = (buf: Buffer, node: DerNode) => buf.subarray(node.contentStart, node.end);
-
-const parseTime = (buf: Buffer, node: DerNode): string | null => {
-  const text = content(buf, node).toString('latin1');
-  const m = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(\.\d+)?Z$/.exec(text);
-  if (!m) return null;
-  const [, y = '', mo, d, h, mi, s = '00', frac] = m;
-  const year = y.length === 2 ? (Number(y) >= 50 ? 1900 : 2000) + Number(y) : Number(y);
-  const ms = frac ? Math.floor(Number(`0${frac}`) * 1000) : 0;
-  const date = new Date(Date.UTC(year, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms));
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+/**
+ * A time as ISO 8601, or null when it cannot be read. The shared reader throws on a malformed time;
+ * here that is a fact to report (no signing time, no timestamp time), never a reason to stop
+ * checking the signature: a verdict is owed for whatever file is handed in.
+ */
+const isoTimeOrNull = (buf: Buffer, node: DerNode): string | null => {
+  try {
+    return readTime(buf, node).toISOString();
+  } catch (err) {
+    if (err instanceof DerError) return null;
+    throw err;
+  }
 };
 
 /** The parts of a CMS SignedData a verifier needs, as offsets into `buf`. */
@@ -107,18 +99,18 @@ const readSignedData = (buf: Buffer): SignedDataParts => {
   const root = readDer(buf, 0);
   if (root.tag !== 0x30) throw new CmsError('not a CMS ContentInfo');
   const [type, explicit] = readDerChildren(buf, root);
-  if (!type || type.tag !== 0x06 || decodeOid(buf, type) !== OID.signedData) {
+  if (!type || type.tag !== 0x06 || readOid(buf, type) !== OID.signedData) {
     throw new CmsError('not a CMS SignedData');
   }
   const [signedData] = children(buf, explicit, 'SignedData');
   const fields = children(buf, signedData, 'SignedData');
   const encap = fields[2];
   const encapFields = children(buf, encap, 'encapContentInfo');
-  const eContentType = encapFields[0] ? decodeOid(buf, encapFields[0]) : '';
+  const eContentType = encapFields[0] ? readOid(buf, encapFields[0]) : '';
   let eContent: Buffer | undefined;
   if (encapFields[1]?.tag === 0xa0) {
     const [octets] = readDerChildren(buf, encapFields[1]);
-    if (octets?.tag === 0x04) eContent = content(buf, octets);
+    if (octets?.tag === 0x04) eContent = derContent(buf, octets);
   }
   const certificates: X509Certificate[] = [];
   let signerInfos: DerNode | undefined;
@@ -140,7 +132,9 @@ const readSignedData = (buf: Buffer): SignedDataParts => {
   let serial: string | undefined;
   if (sid?.tag === 0x30) {
     const serialNode = readDerChildren(buf, sid)[1];
-    if (serialNode?.tag === 0x02) serial = serialHex(content(buf, serialNode));
+    // Hex, upper case, as X509Certificate.serialNumber gives it.
+    if (serialNode?.tag === 0x02)
+      serial = integerMagnitude(derContent(buf, serialNode)).toString('hex').toUpperCase();
   }
   const signedAttrs = rest[0]?.tag === 0xa0 ? rest.shift() : undefined;
   const [signatureAlgorithm, signature, unsignedAttrs] = rest;
@@ -149,7 +143,7 @@ const readSignedData = (buf: Buffer): SignedDataParts => {
   }
   const algorithmOf = (node: DerNode) => {
     const [oid] = readDerChildren(buf, node);
-    return oid ? decodeOid(buf, oid) : '';
+    return oid ? readOid(buf, oid) : '';
   };
   return {
     buf,
@@ -161,17 +155,10 @@ const readSignedData = (buf: Buffer): SignedDataParts => {
       digestAlgorithm: algorithmOf(digestAlgorithm),
       ...(signedAttrs ? { signedAttrs } : {}),
       signatureAlgorithm: algorithmOf(signatureAlgorithm),
-      signature: content(buf, signature),
+      signature: derContent(buf, signature),
       ...(unsignedAttrs?.tag === 0xa1 ? { unsignedAttrs } : {}),
     },
   };
-};
-
-/** Hex of an INTEGER's magnitude, upper case, as X509Certificate.serialNumber gives it. */
-const serialHex = (bytes: Buffer): string => {
-  let start = 0;
-  while (start < bytes.length - 1 && bytes[start] === 0) start++;
-  return bytes.subarray(start).toString('hex').toUpperCase();
 };
 
 /** Attribute values by OID from a [0] or [1] IMPLICIT SET OF Attribute. */
@@ -181,7 +168,7 @@ const attributesOf = (buf: Buffer, node: DerNode | undefined): Map<string, DerNo
   for (const attr of readDerChildren(buf, node)) {
     const [type, values] = readDerChildren(buf, attr);
     if (!type || !values) continue;
-    map.set(decodeOid(buf, type), readDerChildren(buf, values));
+    map.set(readOid(buf, type), readDerChildren(buf, values));
   }
   return map;
 };
@@ -212,14 +199,14 @@ const checkSignerInfo = (
   if (!hashName) problems.push(`unsupported digest algorithm ${signerInfo.digestAlgorithm}`);
   const attrs = attributesOf(buf, signerInfo.signedAttrs);
   const signingTimeNode = attrs.get(OID.signingTime)?.[0];
-  const signingTime = signingTimeNode ? parseTime(buf, signingTimeNode) : null;
+  const signingTime = signingTimeNode ? isoTimeOrNull(buf, signingTimeNode) : null;
   let digestMatches = false;
   if (!signerInfo.signedAttrs) {
     problems.push('no signed attributes (not supported by this verifier)');
   } else if (hashName) {
     const md = attrs.get(OID.messageDigest)?.[0];
     const digest = digestOf(hashName);
-    digestMatches = md?.tag === 0x04 && digest !== undefined && content(buf, md).equals(digest);
+    digestMatches = md?.tag === 0x04 && digest !== undefined && derContent(buf, md).equals(digest);
     if (!md) problems.push('no messageDigest attribute');
     else if (digest && !digestMatches) {
       problems.push('the signed bytes do not match the digest in the signature: they were changed');
@@ -290,12 +277,12 @@ const checkTimestampToken = (
     const fields = readDerChildren(tst, tstRoot);
     const [imprintAlg, imprintHash] = children(tst, fields[2], 'messageImprint');
     const algOid = imprintAlg ? readDerChildren(tst, imprintAlg)[0] : undefined;
-    const imprintHashName = algOid ? DIGESTS[decodeOid(tst, algOid)] : undefined;
+    const imprintHashName = algOid ? DIGESTS[readOid(tst, algOid)] : undefined;
     const expected = imprintHashName ? imprintOf(imprintHashName) : undefined;
     const imprintMatches =
-      imprintHash?.tag === 0x04 && expected !== undefined && content(tst, imprintHash).equals(expected);
+      imprintHash?.tag === 0x04 && expected !== undefined && derContent(tst, imprintHash).equals(expected);
     if (!imprintMatches) problems.push('the timestamp was not made over this signature or content');
-    const time = fields[4]?.tag === 0x18 ? parseTime(tst, fields[4]) : null;
+    const time = fields[4]?.tag === 0x18 ? isoTimeOrNull(tst, fields[4]) : null;
     const check = checkSignerInfo(parts, (name) => createHash(name).update(tst).digest());
     problems.push(...check.problems.map((p) => `timestamp: ${p}`));
     return {

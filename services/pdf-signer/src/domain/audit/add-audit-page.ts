@@ -1,14 +1,14 @@
 import { PDFName } from 'pdf-lib';
 import type { PDFDocument, PDFPage } from 'pdf-lib';
 import type { TSigner } from '@esign/contracts';
-import type { FontLibrary } from './font-library';
-import { cleanText, estimateClusterAdvance, graphemeClusters, layoutLine } from './layout-text';
-import { createPageContent, HELVETICA, HELVETICA_BOLD } from './page-content';
+import type { FontLibrary } from '../layout/font-library';
+import { cleanText, estimateClusterAdvance, graphemeClusters, layoutLine } from '../layout/layout-text';
+import { createPageContent, HELVETICA, HELVETICA_BOLD } from '../layout/page-content';
 import { qrImage, qrMatrix } from './qr-code';
-import { standardFontMetrics } from './standard-font-metrics';
-import type { StandardFontMetrics } from './standard-font-metrics';
-import { wrapText } from './wrap-text';
-import type { DocumentFonts, DrawableLine, StandardFace } from './page-content';
+import { standardFontMetrics } from '../layout/standard-font-metrics';
+import type { StandardFontMetrics } from '../layout/standard-font-metrics';
+import { wrapText } from '../layout/wrap-text';
+import type { DocumentFonts, DrawableLine, StandardFace } from '../layout/page-content';
 
 /** What the audit page states (the same facts go into the document metadata). */
 export interface AuditFacts {

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { wrapValue } from './add-audit-page';
-import { loadFontLibrary } from './font-library';
-import type { FontLibrary } from './font-library';
-import { cleanText } from './layout-text';
-import { standardFontMetrics } from './standard-font-metrics';
-import { wrapText } from './wrap-text';
+import { loadFontLibrary } from '../layout/font-library';
+import type { FontLibrary } from '../layout/font-library';
+import { cleanText } from '../layout/layout-text';
+import { standardFontMetrics } from '../layout/standard-font-metrics';
+import { wrapText } from '../layout/wrap-text';
 
 let library: FontLibrary;
 beforeAll(async () => {

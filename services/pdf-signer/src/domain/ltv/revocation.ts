@@ -1,14 +1,17 @@
 import { createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
 import { ServiceError } from '@esign/contracts';
-import { derElement, derNull, derOctetString, derOid, derSequence, readDer, readDerChildren } from './der';
-import type { DerNode } from './der';
+import { derElement, derNull, derOctetString, derOid, derSequence } from '../der/encode-der';
+import { derBytes, derContent, readDer, readDerChildren, readOid, readTime } from '../der/read-der';
+import type { DerNode } from '../der/read-der';
+import type { RevocationFetcher } from './ports';
 
 /**
  * Revocation data for PAdES B-LT: for every certificate that names an OCSP responder (Authority
  * Information Access) or a CRL (CRL Distribution Points), an OCSP response (preferred) or the CRL,
  * fetched with a short timeout, checked (signed by the issuer or a responder it delegated to, status
  * good, fresh) and kept in memory until shortly before its nextUpdate, when it is fetched again in the
- * background. Signing only reads the cache: no network on the hot path.
+ * background. Signing only reads the cache: no network on the hot path. An answer the shared DER
+ * reader cannot read (a malformed time, say) throws, and its source counts as one that failed.
  */
 
 /** What is known about one certificate's revocation status. */
@@ -75,33 +78,6 @@ const HASH_OF_SIGNATURE: Record<string, string> = {
 };
 
 const children = (buf: Buffer, node: DerNode) => readDerChildren(buf, node);
-const bytesOf = (buf: Buffer, node: DerNode) => buf.subarray(node.start, node.end);
-const contentOf = (buf: Buffer, node: DerNode) => buf.subarray(node.contentStart, node.end);
-
-const readOid = (buf: Buffer, node: DerNode): string => {
-  const bytes = contentOf(buf, node);
-  const first = bytes[0] ?? 0;
-  const parts = [Math.floor(first / 40), first % 40];
-  let value = 0;
-  for (const b of bytes.subarray(1)) {
-    value = value * 128 + (b & 0x7f);
-    if (!(b & 0x80)) {
-      parts.push(value);
-      value = 0;
-    }
-  }
-  return parts.join('.');
-};
-
-/** UTCTime or GeneralizedTime (Z, optional fraction). */
-const readTime = (buf: Buffer, node: DerNode): Date => {
-  const text = contentOf(buf, node).toString('latin1');
-  const m = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.\d+)?Z$/.exec(text);
-  if (!m) throw new Error(`revocation: unreadable time ${text}`);
-  let year = Number(m[1]);
-  if (node.tag === 0x17) year += year < 50 ? 2000 : 1900;
-  return new Date(Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])));
-};
 
 /** The parts of a certificate this needs: its serial, issuer and subject names, key, extensions. */
 const certificateParts = (cert: Buffer) => {
@@ -119,23 +95,23 @@ const certificateParts = (cert: Buffer) => {
       const parts = children(cert, ext);
       const id = parts[0];
       const value = parts[parts.length - 1];
-      if (id && value) extensions.set(readOid(cert, id), Buffer.from(contentOf(cert, value)));
+      if (id && value) extensions.set(readOid(cert, id), Buffer.from(derContent(cert, value)));
     }
   }
   const [, keyBits] = children(cert, spki);
   return {
-    serial: Buffer.from(contentOf(cert, serial)),
-    issuer: Buffer.from(bytesOf(cert, issuer)),
-    subject: Buffer.from(bytesOf(cert, subject)),
+    serial: Buffer.from(derContent(cert, serial)),
+    issuer: Buffer.from(derBytes(cert, issuer)),
+    subject: Buffer.from(derBytes(cert, subject)),
     // The public key's bits without the BIT STRING's unused-bits byte.
-    key: keyBits ? Buffer.from(contentOf(cert, keyBits).subarray(1)) : Buffer.alloc(0),
+    key: keyBits ? Buffer.from(derContent(cert, keyBits).subarray(1)) : Buffer.alloc(0),
     extensions,
   };
 };
 
 /** Every URI GeneralName ([6] IMPLICIT IA5String) inside a DER value. */
 const urisIn = (buf: Buffer, node: DerNode, out: string[] = []): string[] => {
-  if (node.tag === 0x86) out.push(contentOf(buf, node).toString('latin1'));
+  if (node.tag === 0x86) out.push(derContent(buf, node).toString('latin1'));
   else if (node.tag & 0x20) for (const child of children(buf, node)) urisIn(buf, child, out);
   return out;
 };
@@ -198,13 +174,13 @@ export const checkOcspResponse = (
   now = new Date(),
 ): { status: 'good' | 'revoked' | 'unknown'; thisUpdate: Date; nextUpdate?: Date } => {
   const [status, bytesWrapper] = children(response, readDer(response, 0));
-  if (!status || contentOf(response, status)[0] !== 0) throw new Error('OCSP: responder answered an error');
+  if (!status || derContent(response, status)[0] !== 0) throw new Error('OCSP: responder answered an error');
   if (!bytesWrapper) throw new Error('OCSP: no response bytes');
   const [responseBytes] = children(response, bytesWrapper);
   const [type, octets] = responseBytes ? children(response, responseBytes) : [];
   if (!type || !octets || readOid(response, type) !== OID.basicOcsp)
     throw new Error('OCSP: not a basic response');
-  const basic = Buffer.from(contentOf(response, octets));
+  const basic = Buffer.from(derContent(response, octets));
   const [tbs, algorithm, signature, certsField] = children(basic, readDer(basic, 0));
   if (!tbs || !algorithm || !signature) throw new Error('OCSP: malformed basic response');
   const [algOid] = children(basic, algorithm);
@@ -214,7 +190,7 @@ export const checkOcspResponse = (
   if (certsField) {
     const [list] = children(basic, certsField);
     for (const node of list ? children(basic, list) : []) {
-      const responder = new X509Certificate(bytesOf(basic, node));
+      const responder = new X509Certificate(derBytes(basic, node));
       if (
         responder.checkIssued(issuerX509) &&
         responder.verify(issuerX509.publicKey) &&
@@ -224,8 +200,8 @@ export const checkOcspResponse = (
       }
     }
   }
-  const sigValue = contentOf(basic, signature).subarray(1);
-  const tbsBytes = bytesOf(basic, tbs);
+  const sigValue = derContent(basic, signature).subarray(1);
+  const tbsBytes = derBytes(basic, tbs);
   const algName = algOid ? readOid(basic, algOid) : '';
   if (
     !candidates.some((signer) => {
@@ -247,7 +223,7 @@ export const checkOcspResponse = (
     const [certId, certStatus, thisUpdateNode, ...rest] = children(basic, single);
     if (!certId || !certStatus || !thisUpdateNode) continue;
     const idSerial = children(basic, certId)[3];
-    if (!idSerial || !contentOf(basic, idSerial).equals(serial)) continue;
+    if (!idSerial || !derContent(basic, idSerial).equals(serial)) continue;
     const thisUpdate = readTime(basic, thisUpdateNode);
     const nextNode = rest.find((n) => n.tag === 0xa0);
     const inner = nextNode ? children(basic, nextNode)[0] : undefined;
@@ -271,15 +247,15 @@ export const checkCrl = (
   const [algOid] = children(crl, algorithm);
   checkSignature(
     algOid ? readOid(crl, algOid) : '',
-    bytesOf(crl, tbs),
+    derBytes(crl, tbs),
     new X509Certificate(issuer),
-    contentOf(crl, signature).subarray(1),
+    derContent(crl, signature).subarray(1),
   );
   const fields = children(crl, tbs);
   const at = fields[0]?.tag === 0x02 ? 1 : 0;
   const [, issuerName, thisNode, maybeNext, ...rest] = fields.slice(at);
   const parts = certificateParts(cert);
-  if (!issuerName || !bytesOf(crl, issuerName).equals(parts.issuer)) throw new Error('CRL: another issuer');
+  if (!issuerName || !derBytes(crl, issuerName).equals(parts.issuer)) throw new Error('CRL: another issuer');
   if (!thisNode) throw new Error('CRL: no thisUpdate');
   const thisUpdate = readTime(crl, thisNode);
   const hasNext = maybeNext && (maybeNext.tag === 0x17 || maybeNext.tag === 0x18);
@@ -288,19 +264,11 @@ export const checkCrl = (
   const revokedList = (hasNext ? rest : [maybeNext, ...rest]).find((n) => n?.tag === 0x30);
   for (const entry of revokedList ? children(crl, revokedList) : []) {
     const [serial] = children(crl, entry);
-    if (serial && contentOf(crl, serial).equals(parts.serial)) {
+    if (serial && derContent(crl, serial).equals(parts.serial)) {
       return { status: 'revoked', thisUpdate, ...(nextUpdate ? { nextUpdate } : {}) };
     }
   }
   return { status: 'good', thisUpdate, ...(nextUpdate ? { nextUpdate } : {}) };
-};
-
-const fetchBytes = async (url: string, init: RequestInit, timeoutMs: number, maxBytes: number) => {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const body = Buffer.from(await res.arrayBuffer());
-  if (body.length > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-  return body;
 };
 
 const fingerprint = (cert: Buffer) => createHash('sha256').update(cert).digest('hex');
@@ -320,11 +288,16 @@ const issuerIn = (cert: Buffer, chain: readonly Buffer[]): Buffer | undefined =>
  * answer; `error` gets certificates found revoked.
  */
 export const createRevocationCache = (
-  settings: RevocationSettings,
+  options: {
+    /** How OCSP responses and CRLs are fetched (each request within its own time limit). */
+    readonly fetcher: RevocationFetcher;
+    /** Refetch this long before nextUpdate (ms); without nextUpdate, every `refreshMs`. */
+    readonly refreshMs?: number;
+  },
   log: { warn?: Log; error?: Log } = {},
 ): RevocationCache => {
-  const refreshMs = settings.refreshMs ?? 60 * 60_000;
-  const maxBytes = settings.maxBytes ?? 5 * 1024 * 1024;
+  const { fetcher } = options;
+  const refreshMs = options.refreshMs ?? 60 * 60_000;
   const states = new Map<string, RevocationState>();
   const pending = new Map<string, Promise<void>>();
   const timers = new Set<NodeJS.Timeout>();
@@ -337,16 +310,7 @@ export const createRevocationCache = (
     const failures: string[] = [];
     for (const url of sources.ocsp) {
       try {
-        const answer = await fetchBytes(
-          url,
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/ocsp-request' },
-            body: encodeOcspRequest(cert, issuer),
-          },
-          settings.timeoutMs,
-          maxBytes,
-        );
+        const answer = await fetcher.fetchOcsp(url, encodeOcspRequest(cert, issuer));
         const checked = checkOcspResponse(answer, cert, issuer);
         if (checked.status === 'revoked') return { status: 'revoked', source: url };
         if (checked.status === 'good') {
@@ -364,7 +328,7 @@ export const createRevocationCache = (
     }
     for (const url of sources.crl) {
       try {
-        let answer = await fetchBytes(url, { method: 'GET' }, settings.timeoutMs, maxBytes);
+        let answer = await fetcher.fetchCrl(url);
         // A PEM CRL, as some servers publish: its DER.
         if (answer.subarray(0, 10).toString('latin1') === '-----BEGIN') {
           answer = Buffer.from(answer.toString('latin1').replace(/-----[^-]+-----|\s/g, ''), 'base64');

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { derElement, derOid, derSetOf, derTime, derUnsignedInteger, readDer, readDerChildren } from './der';
+import { derElement, derOid, derSetOf, derTime, derUnsignedInteger } from './encode-der';
+import { readDer, readDerChildren } from './read-der';
 
 describe('der', () => {
   it('encodes object identifiers, including multi-byte arcs', () => {
     // sha256 and id-signedData, as every CMS implementation writes them.
     expect(derOid('2.16.840.1.101.3.4.2.1').toString('hex')).toBe('0609608648016503040201');
     expect(derOid('1.2.840.113549.1.7.2').toString('hex')).toBe('06092a864886f70d010702');
+    // The first two arcs share a subidentifier, which takes two bytes past 2.47.
+    expect(derOid('2.999.3').toString('hex')).toBe('0603883703');
+    expect(derOid('2.40').toString('hex')).toBe('060178');
   });
 
   it('encodes lengths in short and long form', () => {

@@ -8,9 +8,9 @@ import {
   derSetOf,
   derSmallInteger,
   derTime,
-} from './der';
+} from '../der/encode-der';
 import type { SigningIdentity } from './load-signing-identity';
-import { timestampAttribute } from './request-timestamp';
+import { timestampAttribute } from '../ltv/request-timestamp';
 
 const OID_DATA = '1.2.840.113549.1.7.1';
 const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';

@@ -2,30 +2,35 @@ import { createHash, webcrypto } from 'node:crypto';
 import { ServiceError } from '@esign/contracts';
 import { newAuditId } from '@esign/ids';
 import type { TAuditEvent, TDocumentKind, TPosition, TSignature, TSigner } from '@esign/contracts';
-import { addAuditPage } from './add-audit-page';
-import { appendDocumentTimestamp, appendDss, certificatesOfCms } from './append-dss';
-import type { AuditFacts } from './add-audit-page';
-import { convertImageToPdf } from './convert-image-to-pdf';
-import { loadFontLibrary } from './font-library';
-import { damagedDocument, isPdfLibraryFailure } from './classify-pdf-failure';
-import { loadPdf } from './load-pdf';
-import type { LoadedPdf, RepairLog } from './load-pdf';
-import { loadSigningIdentity } from './load-signing-identity';
-import type { SigningMaterial } from './load-signing-identity';
-import { countSignatures, prepareIncrementalUpdate } from './incremental-update';
-import { mendDocument } from './mend-document';
-import { createDocumentFonts } from './page-content';
-import { isQpdfAvailable } from './repair-pdf';
-import { createTimestamper } from './request-timestamp';
-import type { SignatureTimestamp, TimestampSettings } from './request-timestamp';
-import { createRevocationCache } from './revocation';
-import type { RevocationCache, RevocationSettings } from './revocation';
-import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './seal-pdf';
-import { checkPositions, prepareSignature, stampSignatures } from './stamp-signatures';
-import { writeAuditMetadata } from './write-audit-metadata';
+import { addAuditPage } from './audit/add-audit-page';
+import { appendDocumentTimestamp, appendDss, certificatesOfCms } from './ltv/append-dss';
+import type { AuditFacts } from './audit/add-audit-page';
+import { convertImageToPdf } from './stamp/convert-image-to-pdf';
+import { loadFontLibrary } from './layout/font-library';
+import { damagedDocument, isPdfLibraryFailure } from './document/classify-pdf-failure';
+import { loadPdf } from './document/load-pdf';
+import type { LoadedPdf, RepairLog } from './document/load-pdf';
+import { loadSigningIdentity } from './cms/load-signing-identity';
+import type { SigningMaterial } from './cms/load-signing-identity';
+import { countSignatures, prepareIncrementalUpdate } from './document/incremental-update';
+import { mendDocument } from './document/mend-document';
+import { createDocumentFonts } from './layout/page-content';
+import { isQpdfAvailable } from './document/repair-pdf';
+import type { RevocationFetcher, TimestampAuthority } from './ltv/ports';
+import { createTimestamper } from './ltv/request-timestamp';
+import type { SignatureTimestamp } from './ltv/request-timestamp';
+import { createRevocationCache } from './ltv/revocation';
+import type { RevocationCache } from './ltv/revocation';
+import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './cms/seal-pdf';
+import { checkPositions, prepareSignature, stampSignatures } from './stamp/stamp-signatures';
+import { writeAuditMetadata } from './audit/write-audit-metadata';
 
-/** How to build a signer. Everything expensive (fonts, key, certificate) happens once, here. */
-export interface SignerOptions {
+/**
+ * What a signer is put together from. Everything expensive (fonts, key, certificate) happens once,
+ * here. The network (TSAs, OCSP responders, CRL servers) comes in as ports (`./ltv/ports`); the
+ * HTTP adapters are wired in `src/create-signer.ts`.
+ */
+export interface AssembleSignerOptions {
   /** PEM key and certificate; without them a self-signed development certificate is made up. */
   readonly signing?: SigningMaterial;
   /** Where start-up warnings go (the development certificate is one). */
@@ -35,16 +40,21 @@ export interface SignerOptions {
   /** `signing` is a development certificate made up elsewhere (the pool makes one for all its workers). */
   readonly development?: boolean;
   /**
-   * The TSAs that timestamp every signature (PAdES B-T). Without them (or with no URL) signatures
-   * carry no timestamp: for tests of other things only.
+   * The TSAs that timestamp every signature (PAdES B-T), asked in order, and the largest token the
+   * signature leaves room for. Without them (or with none) signatures carry no timestamp: for tests
+   * of other things only.
    */
-  readonly timestamps?: TimestampSettings;
+  readonly timestamps?: {
+    readonly authorities: readonly TimestampAuthority[];
+    readonly maxTokenBytes: number;
+  };
   /**
    * Revocation data (OCSP, else CRL) of the signing chain and of the TSA's certificates, for the DSS
-   * (PAdES B-LT): fetched at creation and refreshed in the background, never while signing. A
-   * certificate found revoked makes every signing fail (`unavailable`). Without it, none is fetched.
+   * (PAdES B-LT), fetched through `fetcher`: at creation and refreshed in the background (every
+   * `refreshMs` without a nextUpdate), never while signing. A certificate found revoked makes every
+   * signing fail (`unavailable`). Without it, none is fetched.
    */
-  readonly revocation?: RevocationSettings;
+  readonly revocation?: { readonly fetcher: RevocationFetcher; readonly refreshMs?: number };
   /** Where a revoked certificate is reported (falls back to `warn`). */
   readonly error?: (message: string, fields?: Record<string, unknown>) => void;
 }
@@ -132,16 +142,16 @@ const derBytes = (certificates: readonly Buffer[], revocation?: RevocationBytes)
   );
 
 /**
- * Create a signer: parse the key and certificate (or make up a development one), read and parse the
+ * Assemble a signer: parse the key and certificate (or make up a development one), read and parse the
  * fonts, measure the signature placeholder. `sign` then turns an uploaded PDF, PNG or JPEG into a
  * signed PDF: stamps at the positions, an audit page, audit metadata, and a digital signature over
  * the whole file.
  */
-export const createSigner = async (options: SignerOptions = {}): Promise<Signer> => {
+export const assembleSigner = async (options: AssembleSignerOptions = {}): Promise<Signer> => {
   const identity = loadSigningIdentity(options.signing, options.warn, options.development);
   const library = await loadFontLibrary();
   const timestamps =
-    options.timestamps && options.timestamps.urls.length > 0 ? options.timestamps : undefined;
+    options.timestamps && options.timestamps.authorities.length > 0 ? options.timestamps : undefined;
   const requestTimestamp = timestamps && createTimestamper(timestamps, options.warn);
   const placeholderBytes = await signaturePlaceholderBytes(identity, timestamps?.maxTokenBytes);
   // A document timestamp's /Contents is the token alone.
