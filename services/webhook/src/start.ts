@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { busOptionsFrom, connectBus, type Bus, type ConsumeOptions } from '@esign/bus';
+import { busOptionsFrom, busResource, type Bus, type ConsumeOptions } from '@esign/bus';
 import {
   DocumentSigned,
   SigningCompleted,
@@ -8,8 +8,8 @@ import {
   SigningViewed,
   WebhookEndpointDisabled,
 } from '@esign/contracts';
-import { createDatabase, databaseUnavailable, migrateSchema } from '@esign/db';
-import { createLogger, startHealthServer, type Logger } from '@esign/telemetry';
+import { databaseUnavailable, migratedDatabase } from '@esign/db';
+import { createLogger, healthServer, startService, type Logger, type Resource } from '@esign/telemetry';
 import { createHttpPoster, type HttpPoster } from './adapters/http-poster';
 import { DEVELOPMENT_SECRET_KEY, type TWebhookConfig } from './config';
 import { schema } from './db/schema';
@@ -53,7 +53,7 @@ const durable = (name: string): ConsumeOptions => ({ durable: name, concurrency:
  * endpoint; run the delivery loop and the retention sweep; serve the `webhook.*` subjects the
  * gateway's API calls.
  */
-export const startWebhookService = async (
+export const startWebhookService = (
   config: TWebhookConfig,
   options: {
     logger?: Logger;
@@ -72,46 +72,48 @@ export const startWebhookService = async (
   }
   const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY ?? DEVELOPMENT_SECRET_KEY);
   const targets = { allow: config.WEBHOOK_ALLOW_NETWORKS.list, lookup: options.lookup };
-  const database = createDatabase({
-    url: config.DATABASE_URL,
-    schema,
-    max: config.DB_POOL_MAX,
-    applicationName: 'webhook',
-    onIdleError: (err) => logger.warn('idle database connection lost', { err }),
-  });
-  const store = createWebhookStore(database.db);
-  let bus: Bus | undefined;
-  let loop: DeliveryLoop | undefined;
-  try {
-    await migrateSchema({ pool: database.pool, schema: 'webhook', migrationsFolder: MIGRATIONS_FOLDER });
-    bus = await connectBus({ ...busOptionsFrom(config), name: 'webhook', logger });
-    const connected = bus;
-    const deliveries = startDeliveries({
-      config,
-      store,
-      http: options.http ?? createHttpPoster(),
-      secrets,
-      targets,
-      publishDisabled: (event) => connected.publish(WebhookEndpointDisabled, event, { msgId: event.eventId }),
-      logger,
-      now,
-    });
-    loop = deliveries;
+  return startService(async (use, ready) => {
+    const database = await use(
+      migratedDatabase({
+        url: config.DATABASE_URL,
+        schema,
+        max: config.DB_POOL_MAX,
+        applicationName: 'webhook',
+        onIdleError: (err) => logger.warn('idle database connection lost', { err }),
+        schemaName: 'webhook',
+        migrationsFolder: MIGRATIONS_FOLDER,
+      }),
+    );
+    const store = createWebhookStore(database.db);
+    // Before the bus, so it stops after the bus has drained: the deliveries the last events queued
+    // are attempted, and an endpoint disabled meanwhile is still announced.
+    const connected: { bus?: Bus } = {};
+    const deliveries = await use(
+      deliveryLoop(() =>
+        startDeliveries({
+          config,
+          store,
+          http: options.http ?? createHttpPoster(),
+          secrets,
+          targets,
+          publishDisabled: async (event) => {
+            if (!connected.bus) throw new Error('the bus is not connected yet');
+            await connected.bus.publish(WebhookEndpointDisabled, event, { msgId: event.eventId });
+          },
+          logger,
+          now,
+        }),
+      ),
+    );
+    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'webhook', logger }));
+    connected.bus = bus;
     const deps: WebhookServiceDeps = { store, secrets, targets, now, onQueued: () => deliveries.notify() };
-    await connected.consume(DocumentSigned, documentSignedHandler(deps), durable('webhook-document-signed'));
-    await connected.consume(SigningViewed, signingViewedHandler(deps), durable('webhook-signing-viewed'));
-    await connected.consume(
-      SigningCompleted,
-      signingCompletedHandler(deps),
-      durable('webhook-signing-completed'),
-    );
-    await connected.consume(
-      SigningDeclined,
-      signingDeclinedHandler(deps),
-      durable('webhook-signing-declined'),
-    );
-    await connected.consume(SigningExpired, signingExpiredHandler(deps), durable('webhook-signing-expired'));
-    await connected.serve(
+    await bus.consume(DocumentSigned, documentSignedHandler(deps), durable('webhook-document-signed'));
+    await bus.consume(SigningViewed, signingViewedHandler(deps), durable('webhook-signing-viewed'));
+    await bus.consume(SigningCompleted, signingCompletedHandler(deps), durable('webhook-signing-completed'));
+    await bus.consume(SigningDeclined, signingDeclinedHandler(deps), durable('webhook-signing-declined'));
+    await bus.consume(SigningExpired, signingExpiredHandler(deps), durable('webhook-signing-expired'));
+    await bus.serve(
       [
         createEndpointHandler(deps),
         listEndpointsHandler(deps),
@@ -125,30 +127,25 @@ export const startWebhookService = async (
       ],
       { unavailable: databaseUnavailable },
     );
-    const sweep = startRetentionSweep({
-      store,
-      retentionDays: config.WEBHOOK_RETENTION_DAYS,
-      intervalMs: config.WEBHOOK_SWEEP_INTERVAL_MS,
-      logger,
+    await use({
+      name: 'retention sweep',
+      start: () =>
+        startRetentionSweep({
+          store,
+          retentionDays: config.WEBHOOK_RETENTION_DAYS,
+          intervalMs: config.WEBHOOK_SWEEP_INTERVAL_MS,
+          logger,
+        }),
+      stop: (sweep) => sweep.stop(),
     });
-    const health = await startHealthServer({
-      port: config.HEALTH_PORT,
-      ready: async () => connected.isConnected() && (await database.ping()),
-    });
-    return {
-      healthPort: health.port,
-      async stop() {
-        sweep.stop();
-        await health.close();
-        await connected.drain();
-        await deliveries.stop();
-        await database.close();
-      },
-    };
-  } catch (err) {
-    await loop?.stop();
-    await bus?.drain().catch(() => undefined);
-    await database.close().catch(() => undefined);
-    throw err;
-  }
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    return { healthPort: health.port };
+  });
 };
+
+/** The delivery loop: it finishes the attempts in flight when stopped. */
+const deliveryLoop = (start: () => DeliveryLoop): Resource<DeliveryLoop> => ({
+  name: 'delivery loop',
+  start,
+  stop: (loop) => loop.stop(),
+});
