@@ -1,6 +1,7 @@
 import './dashboard.css';
 import { ApiError } from '../shared/http';
 import { api, SESSION_ENDED, setCsrfToken, type Session } from './api';
+import type { View, ViewContext } from './context';
 import { h, message } from './dom';
 import { currentRoute, navigate, type Route } from './router';
 import {
@@ -16,19 +17,6 @@ import { renderPlan } from './views/plan';
 import { renderSent } from './views/sent';
 import { renderSign } from './views/sign';
 import { renderWebhooks } from './views/webhooks';
-
-/** What a view gets: where to draw, the route, the session, and a way to refresh it. */
-export interface ViewContext {
-  readonly main: HTMLElement;
-  readonly route: Route;
-  readonly session: Session;
-  /** Reload the session (plan and usage change after a signing). */
-  refreshSession(): Promise<Session | undefined>;
-  /** Signed in: remember the session and go to a view. */
-  signedIn(session: Session, to?: string): void;
-}
-
-type View = (context: ViewContext) => Promise<void> | void;
 
 const PUBLIC_VIEWS: Record<string, { title: string; render: View }> = {
   'sign-in': { title: 'Sign in', render: renderSignIn },

@@ -1,7 +1,7 @@
 import { ApiError } from '../../shared/http';
 import { api } from '../api';
 import { field, h, message } from '../dom';
-import type { ViewContext } from '../main';
+import type { ViewContext } from '../context';
 
 /** A message for the next sign-in form (why the session ended). */
 let notice: string | undefined;

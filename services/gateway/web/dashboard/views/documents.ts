@@ -1,6 +1,6 @@
 import { api, type DocumentQuery, type DocumentRecord } from '../api';
 import { field, formatBytes, formatTime, h, message } from '../dom';
-import type { ViewContext } from '../main';
+import type { ViewContext } from '../context';
 import { hashOf, navigate } from '../router';
 
 const SORTS = {

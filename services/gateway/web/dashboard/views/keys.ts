@@ -1,6 +1,6 @@
 import { api, type ApiKey, type NewApiKey } from '../api';
 import { field, formatTime, h, message } from '../dom';
-import type { ViewContext } from '../main';
+import type { ViewContext } from '../context';
 import { confirmDialog, copyText } from './dialogs';
 
 /** The one-time view of a new key: shown once, with a copy button; never retrievable again. */

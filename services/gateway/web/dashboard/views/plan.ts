@@ -1,5 +1,5 @@
 import { formatBytes, formatTime, h } from '../dom';
-import type { ViewContext } from '../main';
+import type { ViewContext } from '../context';
 
 const PLAN_NAMES = { free: 'Free', pro: 'Pro', business: 'Business' } as const;
 

@@ -1,6 +1,6 @@
 import { api, type SentRequest } from '../api';
 import { formatTime, h } from '../dom';
-import type { ViewContext } from '../main';
+import type { ViewContext } from '../context';
 import { hashOf } from '../router';
 
 const STATUS_TEXT: Record<SentRequest['status'], string> = {

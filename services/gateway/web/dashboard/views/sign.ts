@@ -3,7 +3,7 @@ import { placeOverlay, renderPdf, type PdfPageView, type PdfView } from '../../s
 import { createSignaturePad, SIGNATURE_ASPECT } from '../../shared/signature-pad';
 import { api } from '../api';
 import { field, formatBytes, h, message } from '../dom';
-import type { ViewContext } from '../main';
+import type { ViewContext } from '../context';
 
 /** A fresh Idempotency-Key (a double submit of the same form signs once). */
 const newKey = (): string =>
