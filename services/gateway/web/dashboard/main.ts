@@ -2,7 +2,8 @@ import './dashboard.css';
 import { ApiError } from '../shared/http';
 import { api, SESSION_ENDED, setCsrfToken, type Session } from './api';
 import type { View, ViewContext } from './context';
-import { h, message } from './dom';
+import { byId, h } from '../shared/dom';
+import { message } from './ui';
 import { currentRoute, navigate, type Route } from './router';
 import {
   renderSignIn,
@@ -34,11 +35,11 @@ const VIEWS: Record<string, { title: string; render: View }> = {
   plan: { title: 'Plan & usage', render: renderPlan },
 };
 
-const main = document.getElementById('main') as HTMLElement;
-const nav = document.getElementById('nav') as HTMLElement;
-const account = document.getElementById('account') as HTMLElement;
-const accountEmail = document.getElementById('account-email') as HTMLElement;
-const signOutButton = document.getElementById('sign-out') as HTMLButtonElement;
+const main = byId('main');
+const nav = byId('nav');
+const account = byId('account');
+const accountEmail = byId('account-email');
+const signOutButton = byId<HTMLButtonElement>('sign-out');
 
 let session: Session | undefined;
 

@@ -4,6 +4,7 @@
  * the signature boxes, reports the document viewed once it is on screen, and signs or declines.
  */
 import type { components } from '../../../../libs/sdk/src/generated/api';
+import { byId, h } from '../shared/dom';
 import { ApiError, request } from '../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, SIGNATURE_ASPECT } from '../shared/signature-pad';
@@ -12,12 +13,6 @@ import { createSignaturePad, SIGNATURE_ASPECT } from '../shared/signature-pad';
 // Its sender's message is plain text, shown with textContent only.
 type SigningRequest = components['schemas']['SigningRequestView'];
 type Position = SigningRequest['positions'][number];
-
-const byId = <T extends HTMLElement>(id: string): T => {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`#${id} is missing`);
-  return el as T;
-};
 
 const title = byId('title');
 const intro = byId('intro');
@@ -114,16 +109,20 @@ const placeBoxes = (pages: PdfPageView[], positions: Position[]): HTMLButtonElem
   positions.flatMap((position, i) => {
     const page = pages[position.page];
     if (!page) return [];
-    const box = document.createElement('button');
-    box.type = 'button';
-    box.className = 'sig-box';
-    box.dataset.position = String(i);
-    box.textContent = 'Sign here';
-    box.setAttribute('aria-label', `Signature box ${i + 1} on page ${position.page + 1}: go to signing`);
-    box.addEventListener('click', () => {
-      panel.scrollIntoView({ behavior: 'smooth', block: 'start' });
-      pad.focus();
-    });
+    const box = h(
+      'button',
+      {
+        type: 'button',
+        class: 'sig-box',
+        'data-position': i,
+        'aria-label': `Signature box ${i + 1} on page ${position.page + 1}: go to signing`,
+        onclick: () => {
+          panel.scrollIntoView({ behavior: 'smooth', block: 'start' });
+          pad.focus();
+        },
+      },
+      'Sign here',
+    );
     placeOverlay(page, box, {
       x: position.x,
       y: position.y,
@@ -140,15 +139,7 @@ let boxes: HTMLButtonElement[] = [];
 pad.onChange(() => {
   const png = pad.toPng();
   for (const box of boxes) {
-    box.replaceChildren();
-    if (png) {
-      const img = document.createElement('img');
-      img.src = png.dataUrl;
-      img.alt = '';
-      box.append(img);
-    } else {
-      box.textContent = 'Sign here';
-    }
+    box.replaceChildren(png ? h('img', { src: png.dataUrl, alt: '' }) : 'Sign here');
   }
   if (!pad.isEmpty()) show(signError, '');
 });

@@ -1,6 +1,7 @@
 import { ApiError } from '../../shared/http';
 import { api } from '../api';
-import { field, h, message } from '../dom';
+import { h } from '../../shared/dom';
+import { field, message } from '../ui';
 import type { ViewContext } from '../context';
 
 /** A message for the next sign-in form (why the session ended). */

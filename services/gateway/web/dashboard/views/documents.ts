@@ -1,5 +1,6 @@
 import { api, type DocumentQuery, type DocumentRecord } from '../api';
-import { field, formatBytes, formatTime, h, message } from '../dom';
+import { h } from '../../shared/dom';
+import { field, formatBytes, formatTime, message } from '../ui';
 import type { ViewContext } from '../context';
 import { hashOf, navigate } from '../router';
 

@@ -1,5 +1,6 @@
 import { api, type ApiKey, type NewApiKey } from '../api';
-import { field, formatTime, h, message } from '../dom';
+import { h } from '../../shared/dom';
+import { field, formatTime, message } from '../ui';
 import type { ViewContext } from '../context';
 import { confirmDialog, copyText } from './dialogs';
 

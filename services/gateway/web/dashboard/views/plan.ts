@@ -1,4 +1,5 @@
-import { formatBytes, formatTime, h } from '../dom';
+import { h } from '../../shared/dom';
+import { formatBytes, formatTime } from '../ui';
 import type { ViewContext } from '../context';
 
 const PLAN_NAMES = { free: 'Free', pro: 'Pro', business: 'Business' } as const;

@@ -1,5 +1,6 @@
 import { api, type SentRequest } from '../api';
-import { formatTime, h } from '../dom';
+import { h } from '../../shared/dom';
+import { formatTime } from '../ui';
 import type { ViewContext } from '../context';
 import { hashOf } from '../router';
 

@@ -2,7 +2,8 @@ import { ApiError } from '../../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView, type PdfView } from '../../shared/pdf-view';
 import { createSignaturePad, SIGNATURE_ASPECT } from '../../shared/signature-pad';
 import { api } from '../api';
-import { field, formatBytes, h, message } from '../dom';
+import { h } from '../../shared/dom';
+import { field, formatBytes, message } from '../ui';
 import type { ViewContext } from '../context';
 
 /** A fresh Idempotency-Key (a double submit of the same form signs once). */
@@ -35,7 +36,7 @@ const imagePage = async (container: HTMLElement, file: File): Promise<PdfPageVie
   return {
     index: 0,
     element,
-    canvas: document.createElement('canvas'),
+    canvas: h('canvas'),
     layer,
     widthPt,
     heightPt,

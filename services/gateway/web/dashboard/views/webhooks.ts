@@ -1,5 +1,6 @@
 import { api, WEBHOOK_EVENT_TYPES, type Webhook, type WebhookDelivery, type WebhookEventType } from '../api';
-import { field, formatTime, h, message } from '../dom';
+import { h } from '../../shared/dom';
+import { field, formatTime, message } from '../ui';
 import type { ViewContext } from '../context';
 import { hashOf, navigate } from '../router';
 import { confirmDialog, oneTimeSecretPanel } from './dialogs';
