@@ -1,6 +1,6 @@
 import './dashboard.css';
-import { ApiError } from '../shared/http';
-import { api, SESSION_ENDED, setCsrfToken, type Session } from './api';
+import { answerOf, ApiError } from '../shared/http';
+import { client, SESSION_ENDED, setCsrfToken, type Session } from './api';
 import type { View, ViewContext } from './context';
 import { byId, h } from '../shared/dom';
 import { message } from './ui';
@@ -45,7 +45,7 @@ let session: Session | undefined;
 
 const loadSession = async (): Promise<Session | undefined> => {
   try {
-    session = await api.session();
+    session = await answerOf(client.GET('/api/session'));
     setCsrfToken(session.csrfToken);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 401) throw err;
@@ -148,8 +148,7 @@ const render = async (): Promise<void> => {
 
 signOutButton.addEventListener('click', () => {
   signOutButton.disabled = true;
-  api
-    .signOut()
+  answerOf(client.POST('/api/auth/sign-out'))
     .catch(() => undefined)
     .finally(() => {
       session = undefined;

@@ -5,7 +5,8 @@
  */
 import type { components } from '../../../../libs/sdk/src/generated/api';
 import { byId, h } from '../shared/dom';
-import { ApiError, request } from '../shared/http';
+import type { Middleware } from 'openapi-fetch';
+import { answerOf, ApiError, createApiClient } from '../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, SIGNATURE_ASPECT } from '../shared/signature-pad';
 
@@ -13,6 +14,7 @@ import { createSignaturePad, SIGNATURE_ASPECT } from '../shared/signature-pad';
 // Its sender's message is plain text, shown with textContent only.
 type SigningRequest = components['schemas']['SigningRequestView'];
 type Position = SigningRequest['positions'][number];
+type LinkEnded = components['schemas']['SigningLinkEnded'];
 
 const title = byId('title');
 const intro = byId('intro');
@@ -32,12 +34,13 @@ const declineClose = byId<HTMLButtonElement>('decline-close');
 const done = byId('done');
 
 const token = /^\/s\/([^/?#]+)/.exec(window.location.pathname)?.[1] ?? '';
-const tokenHeaders = { 'X-Signing-Token': token };
-const json = (body: unknown): RequestInit => ({
-  method: 'POST',
-  headers: { ...tokenHeaders, 'Content-Type': 'application/json' },
-  body: JSON.stringify(body),
-});
+/** Every call of this page carries the link's token in a header (never in another URL). */
+const withToken: Middleware = {
+  onRequest({ request }) {
+    request.headers.set('X-Signing-Token', token);
+  },
+};
+const client = createApiClient(withToken);
 
 const show = (el: HTMLElement, message: string) => {
   el.textContent = message;
@@ -56,25 +59,27 @@ const finish = (heading: string, message: string) => {
   done.focus();
 };
 
-const ENDED_HEADINGS: Record<string, string> = {
+const ENDED_HEADINGS: Record<LinkEnded['status'], string> = {
   signed: 'Already signed',
   declined: 'Request declined',
   canceled: 'Request canceled',
   expired: 'Link expired',
 };
 
+const isEndedStatus = (status: unknown): status is LinkEnded['status'] =>
+  typeof status === 'string' && Object.hasOwn(ENDED_HEADINGS, status);
+
+/** Why a link ended, as a 410's body says (`status`: signed, declined, canceled or expired). */
+const endedStatusOf = (body: unknown): LinkEnded['status'] | undefined =>
+  body !== null && typeof body === 'object' && 'status' in body && isEndedStatus(body.status)
+    ? body.status
+    : undefined;
+
 /** A 404 or 410 ends the page; anything else is a message next to what the user tried. */
 const endedBy = (err: unknown): boolean => {
   if (!(err instanceof ApiError)) return false;
   if (err.status === 410) {
-    const heading = /signed/i.test(err.message)
-      ? ENDED_HEADINGS.signed
-      : /declined/i.test(err.message)
-        ? ENDED_HEADINGS.declined
-        : /canceled/i.test(err.message)
-          ? ENDED_HEADINGS.canceled
-          : ENDED_HEADINGS.expired;
-    finish(heading ?? 'Link ended', err.message);
+    finish(ENDED_HEADINGS[endedStatusOf(err.body) ?? 'expired'], err.message);
     return true;
   }
   if (err.status === 404) {
@@ -90,19 +95,8 @@ const messageOf = (err: unknown): string =>
 const formatDate = (iso: string) =>
   new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
 
-const loadDocument = async (): Promise<ArrayBuffer> => {
-  let response: Response;
-  try {
-    response = await fetch('/signing/api/document', { headers: tokenHeaders, credentials: 'same-origin' });
-  } catch {
-    throw new ApiError(0, 'The server could not be reached. Check your connection and try again.');
-  }
-  if (!response.ok) {
-    const body = (await response.json().catch(() => ({}))) as { error?: string };
-    throw new ApiError(response.status, body.error ?? `The server answered ${response.status}.`);
-  }
-  return response.arrayBuffer();
-};
+const loadDocument = (): Promise<ArrayBuffer> =>
+  answerOf(client.GET('/signing/api/document', { parseAs: 'arrayBuffer' }));
 
 /** Dashed boxes where the signature goes; each one takes you to the signing panel. */
 const placeBoxes = (pages: PdfPageView[], positions: Position[]): HTMLButtonElement[] =>
@@ -169,7 +163,7 @@ signButton.addEventListener('click', () => {
   show(signError, '');
   setBusy(true);
   statusLine.textContent = 'Signing… this takes a few seconds.';
-  void request<{ auditId: string }>('/signing/api/sign', json({ signerName, signature }))
+  void answerOf(client.POST('/signing/api/sign', { body: { signerName, signature } }))
     .then((signed) => {
       finish(
         'Signed',
@@ -204,7 +198,7 @@ declineForm.addEventListener('submit', (event) => {
   }
   show(declineError, '');
   setBusy(true);
-  void request('/signing/api/decline', json({ reason }))
+  void answerOf(client.POST('/signing/api/decline', { body: { reason } }))
     .then(() => finish('Declined', 'You declined to sign. The sender has been told, with your reason.'))
     .catch((err: unknown) => {
       if (endedBy(err)) return;
@@ -222,7 +216,7 @@ const start = async () => {
   }
   let signing: SigningRequest;
   try {
-    signing = await request<SigningRequest>('/signing/api/request', { headers: tokenHeaders });
+    signing = await answerOf(client.GET('/signing/api/request'));
   } catch (err) {
     if (!endedBy(err)) show(errorBox, messageOf(err));
     return;
@@ -252,7 +246,7 @@ const start = async () => {
   }
   panel.hidden = false;
   // Shown: now (and only now) the view is recorded.
-  await request('/signing/api/view', { method: 'POST', headers: tokenHeaders }).catch((err: unknown) => {
+  await answerOf(client.POST('/signing/api/view')).catch((err: unknown) => {
     endedBy(err);
   });
 };

@@ -5,7 +5,7 @@
  */
 import type { components } from '../../../../libs/sdk/src/generated/api';
 import { byId, h } from '../shared/dom';
-import { ApiError, request } from '../shared/http';
+import { answerOf, ApiError, createApiClient } from '../shared/http';
 
 // The answers' types, as the SDK generates them from the OpenAPI document.
 type Report = components['schemas']['VerificationReport'];
@@ -34,6 +34,8 @@ const auditIdOfPath = (): string | undefined => {
   return match?.[1];
 };
 
+const client = createApiClient();
+
 const status = byId<HTMLParagraphElement>('status');
 const recordSection = byId<HTMLElement>('record');
 const reportSection = byId<HTMLElement>('report');
@@ -45,7 +47,7 @@ const showRecord = async (auditId: string) => {
   recordSection.hidden = false;
   recordSection.replaceChildren(h('h2', {}, `Audit ID ${auditId}`));
   try {
-    record = await request<IssuedDocument>(`/api/v1/verify/${encodeURIComponent(auditId)}`);
+    record = await answerOf(client.GET('/api/v1/verify/{auditId}', { params: { path: { auditId } } }));
     recordSection.append(
       h('p', { class: 'verdict good' }, 'We issued a document with this audit ID.'),
       facts([
@@ -170,7 +172,13 @@ const check = async (file: File) => {
   const form = new FormData();
   form.append('file', file, file.name);
   try {
-    const report = await request<Report>('/api/v1/verify', { method: 'POST', body: form });
+    const report = await answerOf(
+      client.POST('/api/v1/verify', {
+        body: { file: file.name },
+        // The file part itself (the generated type names it by a string, OpenAPI's `format: binary`).
+        bodySerializer: () => form,
+      }),
+    );
     status.textContent = report.summary;
     showReport(report);
     reportSection.focus();

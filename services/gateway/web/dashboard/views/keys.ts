@@ -1,4 +1,5 @@
-import { api, type ApiKey, type NewApiKey } from '../api';
+import { answerOf } from '../../shared/http';
+import { client, type ApiKey, type NewApiKey } from '../api';
 import { h } from '../../shared/dom';
 import { field, formatTime, message } from '../ui';
 import type { ViewContext } from '../context';
@@ -88,7 +89,7 @@ export const renderKeys = async (context: ViewContext): Promise<void> => {
   main.append(h('h1', {}, 'API keys'), planNote, status, oneTime, form, list);
 
   const refresh = async (): Promise<void> => {
-    const { keys } = await api.keys();
+    const { keys } = await answerOf(client.GET('/api/keys'));
     if (keys.length === 0) {
       list.replaceChildren(h('p', { class: 'empty' }, 'No keys yet.'));
       return;
@@ -125,7 +126,7 @@ export const renderKeys = async (context: ViewContext): Promise<void> => {
         return;
       }
       try {
-        await api.revokeKey(key.id);
+        await answerOf(client.DELETE('/api/keys', { params: { query: { id: key.id } } }));
         status.replaceChildren(message('success', `Key "${label}" is revoked.`));
         await refresh();
         (list.querySelector('button') ?? name).focus();
@@ -139,8 +140,8 @@ export const renderKeys = async (context: ViewContext): Promise<void> => {
     event.preventDefault();
     create.disabled = true;
     status.replaceChildren();
-    api
-      .createKey(name.value.trim())
+    const keyName = name.value.trim();
+    answerOf(client.POST('/api/keys', { body: keyName ? { name: keyName } : {} }))
       .then(async (created) => {
         name.value = '';
         const panel = newKeyPanel(created, () => {
