@@ -1,14 +1,11 @@
+import type { Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../../../libs/sdk/src/generated/api';
 import type {
-  AuditLogEntry as AuditEntry,
-  DocumentDetail,
-  DocumentList,
   DocumentRecord,
   ListDocumentsQuery,
   Webhook,
   WebhookDelivery,
 } from '../../../../libs/sdk/src/types';
-import type { Middleware } from 'openapi-fetch';
 import { createApiClient } from '../shared/http';
 
 /** Fired when a request finds the session gone (idle or absolute end, signed out elsewhere). */
@@ -18,19 +15,14 @@ export const SESSION_ENDED = 'esign:session-ended';
 // Account, API keys and Dashboard): nothing here restates a field.
 type Schemas = components['schemas'];
 
-export type Usage = Schemas['Usage'];
 export type Session = Schemas['Session'];
-export type Plan = Session['plan'];
 export type ApiKey = Schemas['ApiKey'];
 export type NewApiKey = Schemas['NewApiKey'];
 // The document and webhook types are the SDK's own public ones.
-export type { AuditEntry, DocumentDetail, DocumentList, DocumentRecord, Webhook, WebhookDelivery };
-export type Signed = Schemas['DashboardSigned'];
-export type SentRequestList = Schemas['SentRequestList'];
-export type SentRequest = SentRequestList['requests'][number];
+export type { DocumentRecord, Webhook, WebhookDelivery };
+export type SentRequest = Schemas['SentRequestList']['requests'][number];
 export type DocumentQuery = Omit<ListDocumentsQuery, 'cursor'>;
 export type WebhookEventType = Webhook['eventTypes'][number];
-export type WebhookAttempt = Schemas['WebhookAttempt'];
 /** The fields of the dashboard's signing form (POST /api/sign), the file part aside. */
 export type SignFields = Omit<
   paths['/api/sign']['post']['requestBody']['content']['multipart/form-data'],

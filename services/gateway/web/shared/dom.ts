@@ -1,6 +1,7 @@
 /**
- * The DOM helpers of every page (dashboard, signing page, verify page). A tiny element builder: text is always set as text (never parsed as HTML), so nothing a user or the
- * server wrote can become markup. `on*` props add event listeners; `true` sets a boolean attribute.
+ * The DOM helpers of every page (dashboard, signing page, verify page). `h()` is a tiny element
+ * builder: text is always set as text (never parsed as HTML), so nothing a user or the server wrote
+ * can become markup. `on*` props add event listeners; `true` sets a boolean attribute.
  */
 export type Child = Node | string | number | null | undefined | false;
 export type Props = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;

@@ -3,9 +3,9 @@
  * and the PDF (token in the `X-Signing-Token` header, never in another URL), shows every page with
  * the signature boxes, reports the document viewed once it is on screen, and signs or declines.
  */
+import type { Middleware } from 'openapi-fetch';
 import type { components } from '../../../../libs/sdk/src/generated/api';
 import { byId, h } from '../shared/dom';
-import type { Middleware } from 'openapi-fetch';
 import { answerOf, ApiError, createApiClient } from '../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, SIGNATURE_ASPECT } from '../shared/signature-pad';
