@@ -1,7 +1,9 @@
 import './dashboard.css';
-import { ApiError } from '../shared/http';
-import { api, SESSION_ENDED, setCsrfToken, type Session } from './api';
-import { h, message } from './dom';
+import { answerOf, ApiError } from '../shared/http';
+import { client, SESSION_ENDED, setCsrfToken, type Session } from './api';
+import type { View, ViewContext } from './context';
+import { byId, h } from '../shared/dom';
+import { message } from './ui';
 import { currentRoute, navigate, type Route } from './router';
 import {
   renderSignIn,
@@ -16,19 +18,6 @@ import { renderPlan } from './views/plan';
 import { renderSent } from './views/sent';
 import { renderSign } from './views/sign';
 import { renderWebhooks } from './views/webhooks';
-
-/** What a view gets: where to draw, the route, the session, and a way to refresh it. */
-export interface ViewContext {
-  readonly main: HTMLElement;
-  readonly route: Route;
-  readonly session: Session;
-  /** Reload the session (plan and usage change after a signing). */
-  refreshSession(): Promise<Session | undefined>;
-  /** Signed in: remember the session and go to a view. */
-  signedIn(session: Session, to?: string): void;
-}
-
-type View = (context: ViewContext) => Promise<void> | void;
 
 const PUBLIC_VIEWS: Record<string, { title: string; render: View }> = {
   'sign-in': { title: 'Sign in', render: renderSignIn },
@@ -46,17 +35,17 @@ const VIEWS: Record<string, { title: string; render: View }> = {
   plan: { title: 'Plan & usage', render: renderPlan },
 };
 
-const main = document.getElementById('main') as HTMLElement;
-const nav = document.getElementById('nav') as HTMLElement;
-const account = document.getElementById('account') as HTMLElement;
-const accountEmail = document.getElementById('account-email') as HTMLElement;
-const signOutButton = document.getElementById('sign-out') as HTMLButtonElement;
+const main = byId('main');
+const nav = byId('nav');
+const account = byId('account');
+const accountEmail = byId('account-email');
+const signOutButton = byId<HTMLButtonElement>('sign-out');
 
 let session: Session | undefined;
 
 const loadSession = async (): Promise<Session | undefined> => {
   try {
-    session = await api.session();
+    session = await answerOf(client.GET('/api/session'));
     setCsrfToken(session.csrfToken);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 401) throw err;
@@ -159,8 +148,7 @@ const render = async (): Promise<void> => {
 
 signOutButton.addEventListener('click', () => {
   signOutButton.disabled = true;
-  api
-    .signOut()
+  answerOf(client.POST('/api/auth/sign-out'))
     .catch(() => undefined)
     .finally(() => {
       session = undefined;

@@ -11,6 +11,7 @@
  */
 import { GlobalWorkerOptions, getDocument, type PDFDocumentProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
+import { h } from './dom';
 
 GlobalWorkerOptions.workerSrc = workerUrl;
 
@@ -123,27 +124,28 @@ export const renderPdf = async (
       const scale = available / base.width;
       const viewport = page.getViewport({ scale: scale * ratio });
 
-      const element = document.createElement('figure');
-      element.className = 'pdf-page';
-      element.dataset.page = String(i);
-      element.setAttribute('role', 'group');
-      element.setAttribute('aria-label', pageLabel(i, doc.numPages));
+      const element = h('figure', {
+        class: 'pdf-page',
+        'data-page': i,
+        role: 'group',
+        'aria-label': pageLabel(i, doc.numPages),
+      });
       element.style.position = 'relative';
       element.style.margin = '0 auto';
       element.style.maxWidth = `${base.width * scale}px`;
       element.style.width = '100%';
       element.style.aspectRatio = `${base.width} / ${base.height}`;
 
-      const canvas = document.createElement('canvas');
-      canvas.width = Math.round(viewport.width);
-      canvas.height = Math.round(viewport.height);
+      const canvas = h('canvas', {
+        width: Math.round(viewport.width),
+        height: Math.round(viewport.height),
+        'aria-hidden': 'true',
+      });
       canvas.style.display = 'block';
       canvas.style.width = '100%';
       canvas.style.height = '100%';
-      canvas.setAttribute('aria-hidden', 'true');
 
-      const layer = document.createElement('div');
-      layer.className = 'pdf-layer';
+      const layer = h('div', { class: 'pdf-layer' });
       layer.style.position = 'absolute';
       layer.style.inset = '0';
 

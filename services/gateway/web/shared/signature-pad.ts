@@ -12,6 +12,7 @@
  * `SIGNATURE_COLORS`, `SIGNATURE_ASPECT`.
  */
 import caveatUrl from '@expo-google-fonts/caveat/600SemiBold/Caveat_600SemiBold.ttf?url';
+import { h } from './dom';
 
 export type SignatureMode = 'draw' | 'type';
 
@@ -94,17 +95,6 @@ interface Point {
   p: number;
 }
 
-const html = <K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<Record<string, string>> = {},
-  text?: string,
-): HTMLElementTagNameMap[K] => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) if (v !== undefined) el.setAttribute(k, v);
-  if (text !== undefined) el.textContent = text;
-  return el;
-};
-
 /** Builds a pad inside `container`. Style hooks: `.sig-pad`, `.sig-canvas`, `.sig-colors`, ... */
 export const createSignaturePad = (
   container: HTMLElement,
@@ -120,31 +110,31 @@ export const createSignaturePad = (
   const listeners = new Set<() => void>();
   const changed = () => listeners.forEach((listener) => listener());
 
-  const root = html('div', { class: 'sig-pad' });
+  const root = h('div', { class: 'sig-pad' });
 
   // Mode: a radio group (arrow keys move between Draw and Type).
-  const modes = html('fieldset', { class: 'sig-modes' });
-  modes.append(html('legend', {}, 'How to sign'));
+  const modes = h('fieldset', { class: 'sig-modes' });
+  modes.append(h('legend', {}, 'How to sign'));
   const modeInputs = new Map<SignatureMode, HTMLInputElement>();
   for (const [value, label] of [
     ['draw', 'Draw'],
     ['type', 'Type'],
   ] as const) {
-    const input = html('input', { type: 'radio', name: `${id}-mode`, value, id: `${id}-mode-${value}` });
+    const input = h('input', { type: 'radio', name: `${id}-mode`, value, id: `${id}-mode-${value}` });
     input.checked = value === mode;
     input.addEventListener('change', () => input.checked && setMode(value));
-    const lab = html('label', { for: input.id, class: 'sig-mode' });
+    const lab = h('label', { for: input.id, class: 'sig-mode' });
     lab.append(input, document.createTextNode(` ${label}`));
     modes.append(lab);
     modeInputs.set(value, input);
   }
 
   // Colour: a radio group of swatches.
-  const colorSet = html('fieldset', { class: 'sig-colors' });
-  colorSet.append(html('legend', {}, 'Colour'));
+  const colorSet = h('fieldset', { class: 'sig-colors' });
+  colorSet.append(h('legend', {}, 'Colour'));
   const colorInputs: HTMLInputElement[] = [];
   for (const c of colors) {
-    const input = html('input', {
+    const input = h('input', {
       type: 'radio',
       name: `${id}-color`,
       value: c.value,
@@ -152,17 +142,17 @@ export const createSignaturePad = (
     });
     input.checked = c.value.toLowerCase() === color.toLowerCase();
     input.addEventListener('change', () => input.checked && setColor(c.value));
-    const lab = html('label', { for: input.id, class: 'sig-color', title: c.name });
-    const swatch = html('span', { class: 'sig-swatch', 'aria-hidden': 'true' });
+    const lab = h('label', { for: input.id, class: 'sig-color', title: c.name });
+    const swatch = h('span', { class: 'sig-swatch', 'aria-hidden': 'true' });
     swatch.style.background = c.value;
-    lab.append(input, swatch, html('span', { class: 'sig-color-name' }, c.name));
+    lab.append(input, swatch, h('span', { class: 'sig-color-name' }, c.name));
     colorSet.append(lab);
     colorInputs.push(input);
   }
 
   // Draw mode: the canvas.
-  const drawBox = html('div', { class: 'sig-draw' });
-  const canvas = html('canvas', {
+  const drawBox = h('div', { class: 'sig-draw' });
+  const canvas = h('canvas', {
     class: 'sig-canvas',
     id: `${id}-canvas`,
     tabindex: '0',
@@ -176,14 +166,14 @@ export const createSignaturePad = (
   canvas.style.aspectRatio = `${exportWidth} / ${exportHeight}`;
   canvas.style.touchAction = 'none';
   canvas.style.display = 'block';
-  const drawHint = html('p', { class: 'sig-hint', id: `${id}-draw-hint` }, 'Draw your signature above.');
+  const drawHint = h('p', { class: 'sig-hint', id: `${id}-draw-hint` }, 'Draw your signature above.');
   canvas.setAttribute('aria-describedby', drawHint.id);
   drawBox.append(canvas, drawHint);
 
   // Type mode: a text field and a preview in the handwriting font.
-  const typeBox = html('div', { class: 'sig-type' });
-  const typeLabel = html('label', { for: `${id}-typed` }, 'Type your signature');
-  const typeInput = html('input', {
+  const typeBox = h('div', { class: 'sig-type' });
+  const typeLabel = h('label', { for: `${id}-typed` }, 'Type your signature');
+  const typeInput = h('input', {
     type: 'text',
     id: `${id}-typed`,
     autocomplete: 'name',
@@ -191,7 +181,7 @@ export const createSignaturePad = (
     spellcheck: 'false',
   });
   typeInput.value = options.typedName ?? '';
-  const preview = html('div', { class: 'sig-typed-preview', 'aria-hidden': 'true' });
+  const preview = h('div', { class: 'sig-typed-preview', 'aria-hidden': 'true' });
   preview.style.fontFamily = `${FONT_FAMILY}, cursive`;
   preview.style.fontWeight = '600';
   typeBox.append(typeLabel, typeInput, preview);
@@ -200,7 +190,7 @@ export const createSignaturePad = (
     changed();
   });
 
-  const clearButton = html('button', { type: 'button', class: 'sig-clear' }, 'Clear');
+  const clearButton = h('button', { type: 'button', class: 'sig-clear' }, 'Clear');
   clearButton.addEventListener('click', () => {
     clear();
     focus();

@@ -3,8 +3,10 @@
  * and the PDF (token in the `X-Signing-Token` header, never in another URL), shows every page with
  * the signature boxes, reports the document viewed once it is on screen, and signs or declines.
  */
+import type { Middleware } from 'openapi-fetch';
 import type { components } from '../../../../libs/sdk/src/generated/api';
-import { ApiError, request } from '../shared/http';
+import { byId, h } from '../shared/dom';
+import { answerOf, ApiError, createApiClient } from '../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, SIGNATURE_ASPECT } from '../shared/signature-pad';
 
@@ -12,12 +14,7 @@ import { createSignaturePad, SIGNATURE_ASPECT } from '../shared/signature-pad';
 // Its sender's message is plain text, shown with textContent only.
 type SigningRequest = components['schemas']['SigningRequestView'];
 type Position = SigningRequest['positions'][number];
-
-const byId = <T extends HTMLElement>(id: string): T => {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`#${id} is missing`);
-  return el as T;
-};
+type LinkEnded = components['schemas']['SigningLinkEnded'];
 
 const title = byId('title');
 const intro = byId('intro');
@@ -37,12 +34,13 @@ const declineClose = byId<HTMLButtonElement>('decline-close');
 const done = byId('done');
 
 const token = /^\/s\/([^/?#]+)/.exec(window.location.pathname)?.[1] ?? '';
-const tokenHeaders = { 'X-Signing-Token': token };
-const json = (body: unknown): RequestInit => ({
-  method: 'POST',
-  headers: { ...tokenHeaders, 'Content-Type': 'application/json' },
-  body: JSON.stringify(body),
-});
+/** Every call of this page carries the link's token in a header (never in another URL). */
+const withToken: Middleware = {
+  onRequest({ request }) {
+    request.headers.set('X-Signing-Token', token);
+  },
+};
+const client = createApiClient(withToken);
 
 const show = (el: HTMLElement, message: string) => {
   el.textContent = message;
@@ -61,25 +59,27 @@ const finish = (heading: string, message: string) => {
   done.focus();
 };
 
-const ENDED_HEADINGS: Record<string, string> = {
+const ENDED_HEADINGS: Record<LinkEnded['status'], string> = {
   signed: 'Already signed',
   declined: 'Request declined',
   canceled: 'Request canceled',
   expired: 'Link expired',
 };
 
+const isEndedStatus = (status: unknown): status is LinkEnded['status'] =>
+  typeof status === 'string' && Object.hasOwn(ENDED_HEADINGS, status);
+
+/** Why a link ended, as a 410's body says (`status`: signed, declined, canceled or expired). */
+const endedStatusOf = (body: unknown): LinkEnded['status'] | undefined =>
+  body !== null && typeof body === 'object' && 'status' in body && isEndedStatus(body.status)
+    ? body.status
+    : undefined;
+
 /** A 404 or 410 ends the page; anything else is a message next to what the user tried. */
 const endedBy = (err: unknown): boolean => {
   if (!(err instanceof ApiError)) return false;
   if (err.status === 410) {
-    const heading = /signed/i.test(err.message)
-      ? ENDED_HEADINGS.signed
-      : /declined/i.test(err.message)
-        ? ENDED_HEADINGS.declined
-        : /canceled/i.test(err.message)
-          ? ENDED_HEADINGS.canceled
-          : ENDED_HEADINGS.expired;
-    finish(heading ?? 'Link ended', err.message);
+    finish(ENDED_HEADINGS[endedStatusOf(err.body) ?? 'expired'], err.message);
     return true;
   }
   if (err.status === 404) {
@@ -95,35 +95,28 @@ const messageOf = (err: unknown): string =>
 const formatDate = (iso: string) =>
   new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
 
-const loadDocument = async (): Promise<ArrayBuffer> => {
-  let response: Response;
-  try {
-    response = await fetch('/signing/api/document', { headers: tokenHeaders, credentials: 'same-origin' });
-  } catch {
-    throw new ApiError(0, 'The server could not be reached. Check your connection and try again.');
-  }
-  if (!response.ok) {
-    const body = (await response.json().catch(() => ({}))) as { error?: string };
-    throw new ApiError(response.status, body.error ?? `The server answered ${response.status}.`);
-  }
-  return response.arrayBuffer();
-};
+const loadDocument = (): Promise<ArrayBuffer> =>
+  answerOf(client.GET('/signing/api/document', { parseAs: 'arrayBuffer' }));
 
 /** Dashed boxes where the signature goes; each one takes you to the signing panel. */
 const placeBoxes = (pages: PdfPageView[], positions: Position[]): HTMLButtonElement[] =>
   positions.flatMap((position, i) => {
     const page = pages[position.page];
     if (!page) return [];
-    const box = document.createElement('button');
-    box.type = 'button';
-    box.className = 'sig-box';
-    box.dataset.position = String(i);
-    box.textContent = 'Sign here';
-    box.setAttribute('aria-label', `Signature box ${i + 1} on page ${position.page + 1}: go to signing`);
-    box.addEventListener('click', () => {
-      panel.scrollIntoView({ behavior: 'smooth', block: 'start' });
-      pad.focus();
-    });
+    const box = h(
+      'button',
+      {
+        type: 'button',
+        class: 'sig-box',
+        'data-position': i,
+        'aria-label': `Signature box ${i + 1} on page ${position.page + 1}: go to signing`,
+        onclick: () => {
+          panel.scrollIntoView({ behavior: 'smooth', block: 'start' });
+          pad.focus();
+        },
+      },
+      'Sign here',
+    );
     placeOverlay(page, box, {
       x: position.x,
       y: position.y,
@@ -140,15 +133,7 @@ let boxes: HTMLButtonElement[] = [];
 pad.onChange(() => {
   const png = pad.toPng();
   for (const box of boxes) {
-    box.replaceChildren();
-    if (png) {
-      const img = document.createElement('img');
-      img.src = png.dataUrl;
-      img.alt = '';
-      box.append(img);
-    } else {
-      box.textContent = 'Sign here';
-    }
+    box.replaceChildren(png ? h('img', { src: png.dataUrl, alt: '' }) : 'Sign here');
   }
   if (!pad.isEmpty()) show(signError, '');
 });
@@ -178,7 +163,7 @@ signButton.addEventListener('click', () => {
   show(signError, '');
   setBusy(true);
   statusLine.textContent = 'Signing… this takes a few seconds.';
-  void request<{ auditId: string }>('/signing/api/sign', json({ signerName, signature }))
+  void answerOf(client.POST('/signing/api/sign', { body: { signerName, signature } }))
     .then((signed) => {
       finish(
         'Signed',
@@ -213,7 +198,7 @@ declineForm.addEventListener('submit', (event) => {
   }
   show(declineError, '');
   setBusy(true);
-  void request('/signing/api/decline', json({ reason }))
+  void answerOf(client.POST('/signing/api/decline', { body: { reason } }))
     .then(() => finish('Declined', 'You declined to sign. The sender has been told, with your reason.'))
     .catch((err: unknown) => {
       if (endedBy(err)) return;
@@ -231,7 +216,7 @@ const start = async () => {
   }
   let signing: SigningRequest;
   try {
-    signing = await request<SigningRequest>('/signing/api/request', { headers: tokenHeaders });
+    signing = await answerOf(client.GET('/signing/api/request'));
   } catch (err) {
     if (!endedBy(err)) show(errorBox, messageOf(err));
     return;
@@ -261,7 +246,7 @@ const start = async () => {
   }
   panel.hidden = false;
   // Shown: now (and only now) the view is recorded.
-  await request('/signing/api/view', { method: 'POST', headers: tokenHeaders }).catch((err: unknown) => {
+  await answerOf(client.POST('/signing/api/view')).catch((err: unknown) => {
     endedBy(err);
   });
 };

@@ -4,40 +4,28 @@
  * it first shows what we recorded for that audit ID, and says whether the dropped file is that document.
  */
 import type { components } from '../../../../libs/sdk/src/generated/api';
-import { ApiError, request } from '../shared/http';
+import { byId, h } from '../shared/dom';
+import { answerOf, ApiError, createApiClient } from '../shared/http';
 
 // The answers' types, as the SDK generates them from the OpenAPI document.
 type Report = components['schemas']['VerificationReport'];
 type Signature = Report['signatures'][number];
 type IssuedDocument = components['schemas']['IssuedDocumentCheck'];
 
-const byId = <T extends HTMLElement>(id: string): T => {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`#${id} is missing`);
-  return element as T;
-};
-
-const el = (tag: string, text?: string, className?: string): HTMLElement => {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-};
-
 const when = (iso: string | null): string =>
   iso ? `${new Date(iso).toUTCString().replace('GMT', 'UTC')}` : 'not stated';
 
 const facts = (pairs: [string, string][]): HTMLElement => {
-  const dl = el('dl');
+  const dl = h('dl');
   for (const [term, value] of pairs) {
-    dl.append(el('dt', term), el('dd', value));
+    dl.append(h('dt', {}, term), h('dd', {}, value));
   }
   return dl;
 };
 
 const list = (items: string[]): HTMLElement => {
-  const ul = el('ul');
-  for (const item of items) ul.append(el('li', item));
+  const ul = h('ul');
+  for (const item of items) ul.append(h('li', {}, item));
   return ul;
 };
 
@@ -45,6 +33,8 @@ const auditIdOfPath = (): string | undefined => {
   const match = /^\/verify\/([A-Za-z0-9-]{1,64})\/?$/.exec(window.location.pathname);
   return match?.[1];
 };
+
+const client = createApiClient();
 
 const status = byId<HTMLParagraphElement>('status');
 const recordSection = byId<HTMLElement>('record');
@@ -55,18 +45,18 @@ let record: IssuedDocument | undefined;
 
 const showRecord = async (auditId: string) => {
   recordSection.hidden = false;
-  recordSection.replaceChildren(el('h2', `Audit ID ${auditId}`));
+  recordSection.replaceChildren(h('h2', {}, `Audit ID ${auditId}`));
   try {
-    record = await request<IssuedDocument>(`/api/v1/verify/${encodeURIComponent(auditId)}`);
+    record = await answerOf(client.GET('/api/v1/verify/{auditId}', { params: { path: { auditId } } }));
     recordSection.append(
-      el('p', 'We issued a document with this audit ID.', 'verdict good'),
+      h('p', { class: 'verdict good' }, 'We issued a document with this audit ID.'),
       facts([
         ['Signed at', when(record.signedAt)],
         ['Signer', `${record.signerName} (${record.signerEmail})`],
         ['Pages', String(record.pageCount)],
         ['SHA-256 we issued', record.fileHash],
       ]),
-      el('p', 'Drop your copy below to check that it is exactly this document.'),
+      h('p', {}, 'Drop your copy below to check that it is exactly this document.'),
     );
   } catch (err) {
     const message =
@@ -75,7 +65,7 @@ const showRecord = async (auditId: string) => {
         : err instanceof Error
           ? err.message
           : String(err);
-    recordSection.append(el('p', message, 'verdict bad'));
+    recordSection.append(h('p', { class: 'verdict bad' }, message));
   }
 };
 
@@ -87,9 +77,9 @@ const VERDICTS: Record<Report['verdict'], { text: string; tone: string }> = {
 };
 
 const describeSignature = (sig: Signature): HTMLElement => {
-  const box = el('div');
+  const box = h('div');
   const kind = sig.type === 'document-timestamp' ? 'Document timestamp' : 'Signature';
-  box.append(el('h3', `${kind} ${sig.index}${sig.signer ? ` by ${sig.signer}` : ''}`));
+  box.append(h('h3', {}, `${kind} ${sig.index}${sig.signer ? ` by ${sig.signer}` : ''}`));
   const rows: [string, string][] = [
     ['Check', sig.cryptographicallyValid ? 'Valid: it matches the bytes it signed' : 'Not valid'],
     [
@@ -123,7 +113,7 @@ const describeSignature = (sig: Signature): HTMLElement => {
   }
   rows.push(['Our seal', sig.sealedByThisService ? 'Yes: made with our signing certificate' : 'No']);
   box.append(facts(rows));
-  if (sig.problems.length > 0) box.append(el('p', 'Problems found:'), list(sig.problems));
+  if (sig.problems.length > 0) box.append(h('p', {}, 'Problems found:'), list(sig.problems));
   return box;
 };
 
@@ -131,36 +121,38 @@ const showReport = (report: Report) => {
   const verdict = VERDICTS[report.verdict];
   reportSection.hidden = false;
   reportSection.replaceChildren(
-    el('h2', `Result for ${report.file.name}`),
-    el('p', verdict.text, `verdict ${verdict.tone}`),
+    h('h2', {}, `Result for ${report.file.name}`),
+    h('p', { class: `verdict ${verdict.tone}` }, verdict.text),
   );
   const { issued } = report;
   if (issued.document && issued.exactMatch) {
     reportSection.append(
-      el(
+      h(
         'p',
+        {},
         `We issued this exact file: audit ID ${issued.document.auditId}, signed ${when(issued.document.signedAt)}.`,
       ),
     );
   } else if (issued.document) {
     reportSection.append(
-      el(
+      h(
         'p',
+        {},
         `We issued audit ID ${issued.document.auditId} (signed ${when(issued.document.signedAt)}), but this copy was changed after we issued it.`,
       ),
     );
   } else {
-    reportSection.append(el('p', 'We did not issue this file: its fingerprint is not in our records.'));
+    reportSection.append(h('p', {}, 'We did not issue this file: its fingerprint is not in our records.'));
   }
   if (record) {
     const same = report.file.sha256 === record.fileHash;
     reportSection.append(
-      el(
+      h(
         'p',
+        { class: `verdict ${same ? 'good' : 'bad'}` },
         same
           ? `It is exactly the document of audit ID ${record.auditId}.`
           : `It is not exactly the document of audit ID ${record.auditId}.`,
-        `verdict ${same ? 'good' : 'bad'}`,
       ),
     );
   }
@@ -171,7 +163,7 @@ const showReport = (report: Report) => {
     ]),
   );
   for (const sig of report.signatures) reportSection.append(describeSignature(sig));
-  if (report.problems.length > 0) reportSection.append(el('h3', 'About the file'), list(report.problems));
+  if (report.problems.length > 0) reportSection.append(h('h3', {}, 'About the file'), list(report.problems));
 };
 
 const check = async (file: File) => {
@@ -180,7 +172,13 @@ const check = async (file: File) => {
   const form = new FormData();
   form.append('file', file, file.name);
   try {
-    const report = await request<Report>('/api/v1/verify', { method: 'POST', body: form });
+    const report = await answerOf(
+      client.POST('/api/v1/verify', {
+        body: { file: file.name },
+        // The file part itself (the generated type names it by a string, OpenAPI's `format: binary`).
+        bodySerializer: () => form,
+      }),
+    );
     status.textContent = report.summary;
     showReport(report);
     reportSection.focus();

@@ -1,7 +1,8 @@
-import { ApiError } from '../../shared/http';
-import { api } from '../api';
-import { field, h, message } from '../dom';
-import type { ViewContext } from '../main';
+import { answerOf, ApiError } from '../../shared/http';
+import { client } from '../api';
+import { h } from '../../shared/dom';
+import { field, message } from '../ui';
+import type { ViewContext } from '../context';
 
 /** A message for the next sign-in form (why the session ended). */
 let notice: string | undefined;
@@ -62,7 +63,7 @@ const form = (
 
 const signInWith = async (context: ViewContext, email: string, password: string): Promise<void> => {
   try {
-    await api.signIn(email, password);
+    await answerOf(client.POST('/api/auth/sign-in', { body: { email, password } }));
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) throw new Error('Wrong email or password.');
     throw err;
@@ -101,7 +102,7 @@ export const renderSignUp = (context: ViewContext): void =>
       footer: h('p', { class: 'alt' }, 'Have an account? ', h('a', { href: '#/sign-in' }, 'Sign in')),
     },
     async (email, password) => {
-      await api.signUp(email, password);
+      await answerOf(client.POST('/api/auth/sign-up', { body: { email, password } }));
       // The answer is the same whether or not the address had an account: sign in to find out.
       try {
         await signInWith(context, email, password);
@@ -138,8 +139,7 @@ export const renderSignInLinkRequest = (context: ViewContext): void => {
   element.addEventListener('submit', (event) => {
     event.preventDefault();
     button.disabled = true;
-    api
-      .requestSignInLink(email.value.trim())
+    answerOf(client.POST('/api/auth/sign-in-link', { body: { email: email.value.trim() } }))
       .then((answer) => status.replaceChildren(message('success', answer.message)))
       .catch((err: unknown) =>
         status.replaceChildren(message('error', err instanceof Error ? err.message : String(err))),
@@ -176,8 +176,7 @@ export const renderSignInLinkRedeem = (context: ViewContext): void => {
   element.addEventListener('submit', (event) => {
     event.preventDefault();
     button.disabled = true;
-    api
-      .redeemSignInLink(token)
+    answerOf(client.POST('/api/auth/sign-in-link/redeem', { body: { token } }))
       .then(async () => {
         const session = await context.refreshSession();
         if (!session) throw new Error('Signed in, but the session was not kept: are cookies allowed?');

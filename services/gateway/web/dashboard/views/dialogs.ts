@@ -1,4 +1,5 @@
-import { field, h, message } from '../dom';
+import { h } from '../../shared/dom';
+import { field, message } from '../ui';
 
 /** Copy a text: the Clipboard API where the page may use it, else the selection and execCommand. */
 export const copyText = async (input: HTMLInputElement): Promise<boolean> => {

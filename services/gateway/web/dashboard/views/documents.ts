@@ -1,6 +1,8 @@
-import { api, type DocumentQuery, type DocumentRecord } from '../api';
-import { field, formatBytes, formatTime, h, message } from '../dom';
-import type { ViewContext } from '../main';
+import { answerOf } from '../../shared/http';
+import { client, downloadUrl, type DocumentQuery, type DocumentRecord } from '../api';
+import { h } from '../../shared/dom';
+import { field, formatBytes, formatTime, message } from '../ui';
+import type { ViewContext } from '../context';
 import { hashOf, navigate } from '../router';
 
 const SORTS = {
@@ -62,7 +64,7 @@ const documentRow = (doc: DocumentRecord): HTMLElement =>
       h(
         'a',
         {
-          href: api.downloadUrl(doc.auditId),
+          href: downloadUrl(doc.auditId),
           download: '',
           'aria-label': `Download ${doc.fileName} (signed PDF)`,
         },
@@ -136,15 +138,21 @@ export const renderDocuments = async (context: ViewContext): Promise<void> => {
   const { sortBy, sortDir } = SORTS[state.sort];
   let list;
   try {
-    list = await api.documents({
-      search: state.search || undefined,
-      dateFrom: state.from || undefined,
-      dateTo: state.to || undefined,
-      sortBy,
-      sortDir,
-      page: state.page,
-      limit: state.limit,
-    });
+    list = await answerOf(
+      client.GET('/api/documents', {
+        params: {
+          query: {
+            search: state.search || undefined,
+            dateFrom: state.from || undefined,
+            dateTo: state.to || undefined,
+            sortBy,
+            sortDir,
+            page: state.page,
+            limit: state.limit,
+          },
+        },
+      }),
+    );
   } catch (err) {
     if (err instanceof Error && 'status' in err && err.status === 400) {
       results.replaceChildren(message('error', err.message));
@@ -216,10 +224,12 @@ const describeDetails = (details: Record<string, unknown>): string =>
 export const renderDocument = async (context: ViewContext): Promise<void> => {
   const { main, route } = context;
   const auditId = route.param ?? '';
-  const doc = await api.document(auditId).catch((err: unknown) => {
-    if (err instanceof Error && 'status' in err && err.status === 404) return undefined;
-    throw err;
-  });
+  const doc = await answerOf(client.GET('/api/documents/{auditId}', { params: { path: { auditId } } })).catch(
+    (err: unknown) => {
+      if (err instanceof Error && 'status' in err && err.status === 404) return undefined;
+      throw err;
+    },
+  );
   const back = h('p', {}, h('a', { href: '#/documents' }, '← All documents'));
   if (!doc) {
     main.append(
@@ -246,7 +256,7 @@ export const renderDocument = async (context: ViewContext): Promise<void> => {
     h(
       'p',
       {},
-      h('a', { href: api.downloadUrl(doc.auditId), download: '', class: 'button' }, 'Download signed PDF'),
+      h('a', { href: downloadUrl(doc.auditId), download: '', class: 'button' }, 'Download signed PDF'),
     ),
     h(
       'section',

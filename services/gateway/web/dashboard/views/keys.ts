@@ -1,6 +1,8 @@
-import { api, type ApiKey, type NewApiKey } from '../api';
-import { field, formatTime, h, message } from '../dom';
-import type { ViewContext } from '../main';
+import { answerOf } from '../../shared/http';
+import { client, type ApiKey, type NewApiKey } from '../api';
+import { h } from '../../shared/dom';
+import { field, formatTime, message } from '../ui';
+import type { ViewContext } from '../context';
 import { confirmDialog, copyText } from './dialogs';
 
 /** The one-time view of a new key: shown once, with a copy button; never retrievable again. */
@@ -87,7 +89,7 @@ export const renderKeys = async (context: ViewContext): Promise<void> => {
   main.append(h('h1', {}, 'API keys'), planNote, status, oneTime, form, list);
 
   const refresh = async (): Promise<void> => {
-    const { keys } = await api.keys();
+    const { keys } = await answerOf(client.GET('/api/keys'));
     if (keys.length === 0) {
       list.replaceChildren(h('p', { class: 'empty' }, 'No keys yet.'));
       return;
@@ -124,7 +126,7 @@ export const renderKeys = async (context: ViewContext): Promise<void> => {
         return;
       }
       try {
-        await api.revokeKey(key.id);
+        await answerOf(client.DELETE('/api/keys', { params: { query: { id: key.id } } }));
         status.replaceChildren(message('success', `Key "${label}" is revoked.`));
         await refresh();
         (list.querySelector('button') ?? name).focus();
@@ -138,8 +140,8 @@ export const renderKeys = async (context: ViewContext): Promise<void> => {
     event.preventDefault();
     create.disabled = true;
     status.replaceChildren();
-    api
-      .createKey(name.value.trim())
+    const keyName = name.value.trim();
+    answerOf(client.POST('/api/keys', { body: keyName ? { name: keyName } : {} }))
       .then(async (created) => {
         name.value = '';
         const panel = newKeyPanel(created, () => {

@@ -1,5 +1,6 @@
-import { formatBytes, formatTime, h } from '../dom';
-import type { ViewContext } from '../main';
+import { h } from '../../shared/dom';
+import { formatBytes, formatTime } from '../ui';
+import type { ViewContext } from '../context';
 
 const PLAN_NAMES = { free: 'Free', pro: 'Pro', business: 'Business' } as const;
 

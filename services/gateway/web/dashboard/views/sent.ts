@@ -1,6 +1,8 @@
-import { api, type SentRequest } from '../api';
-import { formatTime, h } from '../dom';
-import type { ViewContext } from '../main';
+import { answerOf } from '../../shared/http';
+import { client, type SentRequest } from '../api';
+import { h } from '../../shared/dom';
+import { formatTime } from '../ui';
+import type { ViewContext } from '../context';
 import { hashOf } from '../router';
 
 const STATUS_TEXT: Record<SentRequest['status'], string> = {
@@ -64,7 +66,7 @@ export const renderSent = async (context: ViewContext): Promise<void> => {
       '.',
     ),
   );
-  const list = await api.sent(page, limit);
+  const list = await answerOf(client.GET('/api/sends', { params: { query: { page, limit } } }));
   if (list.requests.length === 0) {
     main.append(h('p', { class: 'empty' }, page > 1 ? 'No more requests.' : 'Nothing sent for signing yet.'));
     return;

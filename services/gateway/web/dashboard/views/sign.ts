@@ -1,9 +1,10 @@
-import { ApiError } from '../../shared/http';
+import { answerOf, ApiError } from '../../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView, type PdfView } from '../../shared/pdf-view';
 import { createSignaturePad, SIGNATURE_ASPECT } from '../../shared/signature-pad';
-import { api } from '../api';
-import { field, formatBytes, h, message } from '../dom';
-import type { ViewContext } from '../main';
+import { client, signingForm, type SignFields } from '../api';
+import { h } from '../../shared/dom';
+import { field, formatBytes, message } from '../ui';
+import type { ViewContext } from '../context';
 
 /** A fresh Idempotency-Key (a double submit of the same form signs once). */
 const newKey = (): string =>
@@ -35,7 +36,7 @@ const imagePage = async (container: HTMLElement, file: File): Promise<PdfPageVie
   return {
     index: 0,
     element,
-    canvas: document.createElement('canvas'),
+    canvas: h('canvas'),
     layer,
     widthPt,
     heightPt,
@@ -289,27 +290,27 @@ export const renderSign = (context: ViewContext): void => {
       status.replaceChildren(message('error', problem ?? 'Something is missing.'));
       return;
     }
-    const data = new FormData();
-    data.set('signerName', signerName.value.trim());
-    data.set('signerEmail', signerEmail.value.trim());
-    if (signature.mode === 'type') {
-      data.set('mode', 'type');
-      data.set('typedName', signature.typedName);
-      data.set('sigColor', signature.color);
-    } else {
-      data.set('mode', 'draw');
-      data.set('signatureData', `data:image/png;base64,${signature.imageBase64}`);
-    }
-    data.set('page', pageSelect.value);
-    data.set('x', String(numberOf(x, 55)));
-    data.set('y', String(numberOf(y, 80)));
-    data.set('width', String(numberOf(width, 30)));
-    data.set('file', file, file.name);
+    const fields: SignFields = {
+      signerName: signerName.value.trim(),
+      signerEmail: signerEmail.value.trim(),
+      ...(signature.mode === 'type'
+        ? { mode: 'type', typedName: signature.typedName, sigColor: signature.color }
+        : { mode: 'draw', signatureData: `data:image/png;base64,${signature.imageBase64}` }),
+      page: Number(pageSelect.value),
+      x: numberOf(x, 55),
+      y: numberOf(y, 80),
+      width: numberOf(width, 30),
+    };
 
     submit.disabled = true;
     status.replaceChildren(message('info', 'Signing…'));
-    api
-      .sign(data, idempotencyKey)
+    answerOf(
+      client.POST('/api/sign', {
+        params: { header: { 'Idempotency-Key': idempotencyKey } },
+        body: { ...fields, file: file.name },
+        bodySerializer: () => signingForm(fields, file),
+      }),
+    )
       .then(async (signed) => {
         idempotencyKey = newKey();
         status.replaceChildren(

@@ -1,6 +1,14 @@
-import { api, WEBHOOK_EVENT_TYPES, type Webhook, type WebhookDelivery, type WebhookEventType } from '../api';
-import { field, formatTime, h, message } from '../dom';
-import type { ViewContext } from '../main';
+import { answerOf } from '../../shared/http';
+import {
+  client,
+  WEBHOOK_EVENT_TYPES,
+  type Webhook,
+  type WebhookDelivery,
+  type WebhookEventType,
+} from '../api';
+import { h } from '../../shared/dom';
+import { field, formatTime, message } from '../ui';
+import type { ViewContext } from '../context';
 import { hashOf, navigate } from '../router';
 import { confirmDialog, oneTimeSecretPanel } from './dialogs';
 
@@ -104,7 +112,7 @@ export const renderWebhooks = async (context: ViewContext): Promise<void> => {
   );
 
   const refresh = async (): Promise<void> => {
-    const { webhooks } = await api.webhooks();
+    const { webhooks } = await answerOf(client.GET('/api/webhooks'));
     if (webhooks.length === 0) {
       list.replaceChildren(h('p', { class: 'empty' }, 'No endpoints yet.'));
       return;
@@ -165,8 +173,12 @@ export const renderWebhooks = async (context: ViewContext): Promise<void> => {
     }
     create.disabled = true;
     status.replaceChildren();
-    api
-      .createWebhook(url.value.trim(), chosen, description.value.trim())
+    const about = description.value.trim();
+    answerOf(
+      client.POST('/api/webhooks', {
+        body: { url: url.value.trim(), eventTypes: chosen, ...(about ? { description: about } : {}) },
+      }),
+    )
       .then(async (created) => {
         url.value = '';
         description.value = '';
@@ -362,7 +374,11 @@ const renderWebhook = async (context: ViewContext, id: string): Promise<void> =>
   };
 
   const loadLog = async (): Promise<void> => {
-    const { deliveries } = await api.webhookDeliveries(id);
+    const { deliveries } = await answerOf(
+      client.GET('/api/webhooks/{webhookId}/deliveries', {
+        params: { path: { webhookId: id }, query: { limit: 20 } },
+      }),
+    );
     if (deliveries.length === 0) {
       log.replaceChildren(h('p', { class: 'empty' }, 'Nothing delivered yet. Send a test event.'));
       return;
@@ -406,8 +422,11 @@ const renderWebhook = async (context: ViewContext, id: string): Promise<void> =>
 
   const replay = (delivery: WebhookDelivery, button: HTMLButtonElement): void => {
     button.disabled = true;
-    api
-      .replayWebhookEvent(id, delivery.eventId)
+    answerOf(
+      client.POST('/api/webhooks/{webhookId}/events/{eventId}/replay', {
+        params: { path: { webhookId: id, eventId: delivery.eventId } },
+      }),
+    )
       .then(async () => {
         status.replaceChildren(message('success', `Event ${delivery.eventId} is queued again.`));
         await loadLog();
@@ -422,8 +441,7 @@ const renderWebhook = async (context: ViewContext, id: string): Promise<void> =>
 
   test.addEventListener('click', () => {
     test.disabled = true;
-    api
-      .sendTestWebhook(id)
+    answerOf(client.POST('/api/webhooks/{webhookId}/test', { params: { path: { webhookId: id } } }))
       .then(async (delivery) => {
         status.replaceChildren(
           message(
@@ -445,8 +463,12 @@ const renderWebhook = async (context: ViewContext, id: string): Promise<void> =>
     if (!webhook) return;
     const enable = !webhook.enabled;
     toggle.disabled = true;
-    api
-      .updateWebhook(id, { enabled: enable })
+    answerOf(
+      client.PATCH('/api/webhooks/{webhookId}', {
+        params: { path: { webhookId: id } },
+        body: { enabled: enable },
+      }),
+    )
       .then((updated) => {
         showEndpoint(updated);
         status.replaceChildren(
@@ -477,7 +499,7 @@ const renderWebhook = async (context: ViewContext, id: string): Promise<void> =>
       // No more looks at the log of an endpoint that is going away.
       for (const timer of timers.splice(0)) clearTimeout(timer);
       try {
-        await api.deleteWebhook(id);
+        await answerOf(client.DELETE('/api/webhooks/{webhookId}', { params: { path: { webhookId: id } } }));
         flash = `The endpoint ${webhook?.url ?? ''} is deleted.`;
         navigate('#/webhooks');
       } catch (err) {
@@ -499,7 +521,12 @@ const renderWebhook = async (context: ViewContext, id: string): Promise<void> =>
         return;
       }
       try {
-        const rotated = await api.rotateWebhookSecret(id, hours);
+        const rotated = await answerOf(
+          client.POST('/api/webhooks/{webhookId}/rotate-secret', {
+            params: { path: { webhookId: id } },
+            body: { overlapHours: hours },
+          }),
+        );
         const panel = oneTimeSecretPanel({
           title: 'Rotated: your new signing secret',
           label: 'New signing secret',
@@ -516,7 +543,9 @@ const renderWebhook = async (context: ViewContext, id: string): Promise<void> =>
         oneTime.replaceChildren(panel);
         panel.querySelector('input')?.focus();
         panel.querySelector('input')?.select();
-        showEndpoint(await api.webhook(id));
+        showEndpoint(
+          await answerOf(client.GET('/api/webhooks/{webhookId}', { params: { path: { webhookId: id } } })),
+        );
       } catch (err) {
         fail(err);
       }
@@ -527,6 +556,8 @@ const renderWebhook = async (context: ViewContext, id: string): Promise<void> =>
     void loadLog().catch(fail);
   });
 
-  showEndpoint(await api.webhook(id));
+  showEndpoint(
+    await answerOf(client.GET('/api/webhooks/{webhookId}', { params: { path: { webhookId: id } } })),
+  );
   await loadLog();
 };

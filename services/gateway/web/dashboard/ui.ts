@@ -1,27 +1,6 @@
-/**
- * A tiny element builder: text is always set as text (never parsed as HTML), so nothing a user or the
- * server wrote can become markup. `on*` props add event listeners; `true` sets a boolean attribute.
- */
-export type Child = Node | string | number | null | undefined | false;
-export type Props = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;
+import { h } from '../shared/dom';
 
-export const h = <K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Props = {},
-  ...children: Child[]
-): HTMLElementTagNameMap[K] => {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) {
-    if (value === undefined || value === false) continue;
-    if (typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value);
-    else element.setAttribute(name, value === true ? '' : String(value));
-  }
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    element.append(typeof child === 'number' ? String(child) : child);
-  }
-  return element;
-};
+// The dashboard's own building blocks (formats, messages, form fields), on the shared `h()`.
 
 /** `2026-11-23T23:10:05.123Z` → `2026-11-23 23:10 UTC` (one unambiguous format everywhere). */
 export const formatTime = (iso: string | null | undefined): string =>
