@@ -217,7 +217,7 @@ export const sendForSigningOperation = defineOperation({
   },
   errors: ['invalid_argument', 'conflict', 'too_large', 'unavailable', 'internal'],
   async handle(input, deps) {
-    const { principal, file, fields } = input;
+    const { caller: principal, file, fields } = input;
     if (!principal || !file) throw new Error('sendForSigning needs a principal and a file');
     const positions = fields.positions ?? DEFAULT_POSITIONS;
     const { pageCount } = await deps.bus.request(
@@ -296,7 +296,7 @@ export const signingStatusOperation = defineOperation({
   },
   responses: { 200: { description: 'The status', json: ZPublicSigningStatus } },
   errors: ['invalid_argument', 'not_found', 'unavailable', 'internal'],
-  async handle({ query, principal }, deps) {
+  async handle({ query, caller: principal }, deps) {
     if (!principal) throw new Error('getSigningStatus needs a principal');
     const id = query.auditId;
     if (!ZAuditId.safeParse(id).success && !ZSendId.safeParse(id).success) {
@@ -332,7 +332,7 @@ export const cancelSendOperation = defineOperation({
   request: { params: ZSendIdParams },
   responses: { 200: { description: 'Canceled', json: ZCancelResult } },
   errors: ['not_found', 'conflict', 'unavailable', 'internal'],
-  async handle({ params, principal }, deps) {
+  async handle({ params, caller: principal }, deps) {
     if (!principal) throw new Error('cancelSend needs a principal');
     const canceled = await deps.bus.request(SigningCancel, {
       accountId: principal.accountId,
@@ -355,7 +355,7 @@ export const resendSendOperation = defineOperation({
   request: { params: ZSendIdParams },
   responses: { 200: { description: 'Resent', json: ZResendResult } },
   errors: ['not_found', 'conflict', 'unavailable', 'internal'],
-  async handle({ params, principal }, deps) {
+  async handle({ params, caller: principal }, deps) {
     if (!principal) throw new Error('resendSend needs a principal');
     const resent = await deps.bus.request(SigningResend, {
       accountId: principal.accountId,

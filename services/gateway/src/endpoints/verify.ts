@@ -8,7 +8,7 @@ import {
 } from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../api/operation';
-import { ZIssuedDocumentCheck, ZVerificationReport } from '../api/verify-schemas';
+import { ZIssuedDocumentCheck, ZVerificationReport } from './verify.schemas';
 
 type TVerificationReport = z.infer<typeof ZVerificationReport>;
 
