@@ -34,18 +34,37 @@ const SIGNED_PDF_DOWNLOAD_HEADERS: Record<string, HeaderDeclaration> = {
 /** The document operations at `/api/v1/documents…` for keys and `/api/documents…` for the dashboard. */
 const mounts = (
   subpath: string,
-  ids: { apiKey: string; session: string },
+  apiKeyId: string,
+  sessionId: string,
   dashboard: Pick<AccountMount, 'summary' | 'description'>,
 ) => ({
-  apiKey: { id: ids.apiKey, path: `/api/v1/documents${subpath}`, tag: 'Documents' },
+  apiKey: { id: apiKeyId, path: `/api/v1/documents${subpath}`, tag: 'Documents' },
   session: {
-    id: ids.session,
+    id: sessionId,
     path: `/api/documents${subpath}`,
     tag: 'Dashboard',
     noStore: true as const,
     ...dashboard,
   },
 });
+
+/** The dashboard's forms of the document operations: their own summary and description. */
+const DASHBOARD_TEXTS = {
+  listDocuments: {
+    summary: "The signed-in account's documents",
+    description:
+      'The same list as GET /api/v1/documents (search, date range, sort, paging, cursor), for the dashboard: takes the session cookie, never an API key.',
+  },
+  getDocument: {
+    summary: 'One document of the signed-in account, with its audit log',
+    description:
+      "As GET /api/v1/documents/{auditId}, for the dashboard (session cookie). Another account's, an unknown or a malformed audit ID: 404.",
+  },
+  downloadDocument: {
+    description:
+      "The signed PDF of one of the signed-in account's documents, as an attachment (session cookie). Another account's, an unknown or a malformed audit ID: 404.",
+  },
+} satisfies Record<string, Pick<AccountMount, 'summary' | 'description'>>;
 
 /** One of an account's documents with its audit log; 404 for a malformed, unknown or foreign audit ID. */
 const documentOf = async (
@@ -60,15 +79,7 @@ const documentOf = async (
 };
 
 export const listDocumentsOperation = defineAccountOperation({
-  mounts: mounts(
-    '',
-    { apiKey: 'listDocuments', session: 'listDashboardDocuments' },
-    {
-      summary: "The signed-in account's documents",
-      description:
-        'The same list as GET /api/v1/documents (search, date range, sort, paging, cursor), for the dashboard: takes the session cookie, never an API key.',
-    },
-  ),
+  mounts: mounts('', 'listDocuments', 'listDashboardDocuments', DASHBOARD_TEXTS.listDocuments),
   method: 'get',
   summary: 'List signed documents',
   description:
@@ -102,15 +113,7 @@ export const listDocumentsOperation = defineAccountOperation({
 });
 
 export const getDocumentOperation = defineAccountOperation({
-  mounts: mounts(
-    '/{auditId}',
-    { apiKey: 'getDocument', session: 'getDashboardDocument' },
-    {
-      summary: 'One document of the signed-in account, with its audit log',
-      description:
-        "As GET /api/v1/documents/{auditId}, for the dashboard (session cookie). Another account's, an unknown or a malformed audit ID: 404.",
-    },
-  ),
+  mounts: mounts('/{auditId}', 'getDocument', 'getDashboardDocument', DASHBOARD_TEXTS.getDocument),
   method: 'get',
   summary: 'One document with its audit log',
   description:
@@ -127,11 +130,9 @@ export const getDocumentOperation = defineAccountOperation({
 export const downloadDocumentOperation = defineAccountOperation({
   mounts: mounts(
     '/{auditId}/pdf',
-    { apiKey: 'downloadDocument', session: 'downloadDashboardDocument' },
-    {
-      description:
-        "The signed PDF of one of the signed-in account's documents, as an attachment (session cookie). Another account's, an unknown or a malformed audit ID: 404.",
-    },
+    'downloadDocument',
+    'downloadDashboardDocument',
+    DASHBOARD_TEXTS.downloadDocument,
   ),
   method: 'get',
   summary: 'Download a signed PDF',
