@@ -10,7 +10,7 @@ import { redactSigningPath } from './http/signing-token';
 import { loadWebPage, mountWebAssets, sendWebPage } from './http/web-pages';
 
 /** The account an API-key request was made for (the request log names it; dashboard requests it does not). */
-const apiKeyAccountOf = (caller: CallerOf<AuthKind> | undefined): string | undefined =>
+const apiKeyAccountOf = (caller: CallerOf<AuthKind>): string | undefined =>
   caller?.kind === 'apiKey' ? caller.accountId : undefined;
 
 /** The HTTP edge: every declared operation, the developer resources, and error mapping. No business logic lives here. */
@@ -32,7 +32,7 @@ export const createApp = (deps: GatewayDeps): Express => {
         status: res.statusCode,
         ms: Math.round(ms * 10) / 10,
         ...(res.writableFinished ? {} : { aborted: true }),
-        accountId: apiKeyAccountOf(res.locals.caller as CallerOf<AuthKind> | undefined),
+        accountId: apiKeyAccountOf(res.locals.caller as CallerOf<AuthKind>),
       });
     });
     next();
