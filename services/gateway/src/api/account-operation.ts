@@ -13,6 +13,8 @@ export interface AccountMount extends Placement {
   readonly summary?: string;
   /** The description there: its own, or made from the operation's. */
   readonly description?: string | ((description: string) => string);
+  /** The success responses there, when that form answers otherwise (its handler tells by `caller.kind`). */
+  readonly responses?: Readonly<Record<number, ResponseDeclaration>>;
   /** Every answer there carries `Cache-Control: no-store` (declared on every success response). */
   readonly noStore?: true;
 }
@@ -64,6 +66,7 @@ const mountedFor = <
 ): Operation<K, Q, P, H, J, M> => {
   const { mounts, ...declaration } = operation;
   const mount = mounts[auth];
+  const responses = mount.responses ?? operation.responses;
   return {
     ...declaration,
     auth,
@@ -75,7 +78,7 @@ const mountedFor = <
       typeof mount.description === 'function'
         ? mount.description(operation.description)
         : (mount.description ?? operation.description),
-    responses: mount.noStore ? withNoStoreHeader(operation.responses) : operation.responses,
+    responses: mount.noStore ? withNoStoreHeader(responses) : responses,
     async handle(input, deps) {
       const result = await operation.handle(input, deps);
       return mount.noStore ? withNoStore(result) : result;

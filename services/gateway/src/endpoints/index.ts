@@ -22,7 +22,7 @@ import {
   signThroughLinkOperation,
 } from './signing-page';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
-import { dashboardSignOperation, listSentRequestsOperation } from './dashboard';
+import { listSentRequestsOperation } from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
 import {
   createWebhookOperation,
@@ -42,7 +42,7 @@ import {
  * document, the docs page, the Postman collection and the SDK's types all come from this list.
  */
 export const OPERATIONS: readonly AnyOperation[] = [
-  signDocumentOperation,
+  signDocumentOperation.apiKey,
   signReferenceOperation,
   listTemplatesOperation,
   generateTemplateOperation,
@@ -83,7 +83,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listDocumentsOperation.session,
   getDocumentOperation.session,
   downloadDocumentOperation.session,
-  dashboardSignOperation,
+  signDocumentOperation.session,
   listSentRequestsOperation,
   listWebhooksOperation.session,
   createWebhookOperation.session,
