@@ -1,12 +1,17 @@
 import express, { type Express } from 'express';
 import { untraced } from '@esign/telemetry';
 import { mountOperations } from './api/mount';
+import type { AuthKind, CallerOf } from './api/operation';
 import type { GatewayDeps } from './deps';
 import { OPERATIONS } from './endpoints';
 import { mountDeveloperResources } from './endpoints/developer-resources';
 import { errorHandler, sendError } from './http/errors';
 import { redactSigningPath } from './http/signing-token';
 import { loadWebPage, mountWebAssets, sendWebPage } from './http/web-pages';
+
+/** The account an API-key request was made for (the request log names it; dashboard requests it does not). */
+const apiKeyAccountOf = (caller: CallerOf<AuthKind>): string | undefined =>
+  caller?.kind === 'apiKey' ? caller.accountId : undefined;
 
 /** The HTTP edge: every declared operation, the developer resources, and error mapping. No business logic lives here. */
 export const createApp = (deps: GatewayDeps): Express => {
@@ -27,7 +32,7 @@ export const createApp = (deps: GatewayDeps): Express => {
         status: res.statusCode,
         ms: Math.round(ms * 10) / 10,
         ...(res.writableFinished ? {} : { aborted: true }),
-        accountId: (res.locals.principal as { accountId?: string } | undefined)?.accountId,
+        accountId: apiKeyAccountOf(res.locals.caller as CallerOf<AuthKind>),
       });
     });
     next();

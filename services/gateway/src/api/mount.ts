@@ -1,13 +1,13 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
-import { parseOrThrow, ServiceError, type TPrincipal } from '@esign/contracts';
+import { parseOrThrow, ServiceError } from '@esign/contracts';
 import type { z } from 'zod';
 import type { GatewayDeps } from '../deps';
 import { authenticate } from '../http/auth';
 import { clientIp, userAgent } from '../http/client-info';
-import { receiveUpload, type ReceivedUpload } from '../http/receive-upload';
+import { receiveUpload, type ReceivedFile, type ReceivedUpload } from '../http/receive-upload';
 import { rateLimit } from '../http/rate-limit';
-import { checkOrigin, type GatewaySession } from '../http/session';
-import type { AnyOperation, OperationResult } from './operation';
+import { checkOrigin } from '../http/session';
+import type { AnyOperation, CallerOf, OperationResult } from './operation';
 
 /** `/api/v1/documents/{auditId}` as Express writes it: `/api/v1/documents/:auditId`. */
 export const expressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
@@ -88,7 +88,8 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
   });
   const authenticated: RequestHandler = (req, res, next) => {
     authenticate(op.auth, req, res, deps)
-      .then(() => {
+      .then((caller) => {
+        res.locals.caller = caller;
         if (op.originCheck === 'ifSent' && req.get('origin') !== undefined) checkOrigin(req, deps);
         if (op.rateLimit) res.locals.rateKey = `${op.rateLimit.bucket}:ip:${clientIp(req)}`;
       })
@@ -98,6 +99,8 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
 
   const handler: RequestHandler = async (req, res) => {
     const receivedAt = new Date().toISOString();
+    // Set by `authenticated` above, from `op.auth`.
+    const caller = res.locals.caller as CallerOf<AnyOperation['auth']>;
     const { request } = op;
     const params = request.params ? parseOrThrow(request.params, req.params) : {};
     const query = request.query ? parseOrThrow(request.query, queryOf(req)) : {};
@@ -117,8 +120,7 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
         blob: deps.blob,
         maxFileBytes: file.maxBytes(
           deps.config,
-          (res.locals.principal as TPrincipal | undefined) ??
-            (res.locals.session as GatewaySession | undefined),
+          caller?.kind === 'apiKey' || caller?.kind === 'session' ? caller : undefined,
         ),
         accept: file.accept,
         logger: deps.logger,
@@ -127,6 +129,7 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
     }
     try {
       let fields: Record<string, unknown> = {};
+      let file: ReceivedFile | undefined;
       if (request.multipart) {
         if (!upload?.file) {
           throw new ServiceError(
@@ -135,6 +138,7 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
             request.multipart.file.name,
           );
         }
+        file = upload.file;
         fields = parseOrThrow(request.multipart.fields, upload.fields);
       }
       const result = await op.handle(
@@ -145,9 +149,10 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
           body: json,
           fields,
           rawFields: upload?.fields ?? {},
-          file: upload?.file,
-          principal: res.locals.principal as TPrincipal | undefined,
-          session: res.locals.session as GatewaySession | undefined,
+          // There whenever the operation declares a multipart body (checked above), which is when its
+          // handler's input has a file.
+          file: file as ReceivedFile,
+          caller,
           client: { ip: clientIp(req), userAgent: userAgent(req) },
           receivedAt,
           accepts: (types) => req.accepts([...types]),

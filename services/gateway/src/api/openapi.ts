@@ -3,8 +3,8 @@ import type { TErrorCode } from '@esign/contracts';
 import { HTTP_STATUS } from '../http/errors';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from './common-headers';
 import { errorsOfAuth, type AnyOperation, type HeaderDeclaration } from './operation';
-import { publicSchemas, ZErrorResponse } from './public-schemas';
-import { WEBHOOK_EVENTS } from './webhook-schemas';
+import { ZErrorResponse } from './error-schema';
+import { publicSchemas } from './public-schemas';
 
 type JsonObject = Record<string, unknown>;
 
@@ -14,6 +14,15 @@ export interface OpenApiOptions {
   /** Where clients reach the gateway (the `servers` entry); relative when unknown. */
   readonly serverUrl?: string;
   readonly version: string;
+  /** The events we send (the `webhooks` section), each with its payload's public schema. */
+  readonly webhookEvents: readonly WebhookEventDeclaration[];
+}
+
+/** An event we POST to webhook endpoints. */
+export interface WebhookEventDeclaration {
+  readonly type: string;
+  readonly summary: string;
+  readonly schema: z.ZodType;
 }
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -175,9 +184,9 @@ const WEBHOOK_HEADERS = [
 ] as const;
 
 /** The OpenAPI 3.1 `webhooks` section: one POST we send per event type. */
-const webhooksSection = () =>
+const webhooksSection = (events: readonly WebhookEventDeclaration[]) =>
   Object.fromEntries(
-    WEBHOOK_EVENTS.map((event) => [
+    events.map((event) => [
       event.type,
       {
         post: {
@@ -254,7 +263,7 @@ export const buildOpenApiDocument = (operations: readonly AnyOperation[], option
     servers: [{ url: options.serverUrl ?? '/' }],
     tags,
     paths,
-    webhooks: webhooksSection(),
+    webhooks: webhooksSection(options.webhookEvents),
     components: {
       securitySchemes: {
         apiKey: {

@@ -16,6 +16,43 @@ import type { GatewaySession } from '../http/session';
  */
 export type AuthKind = 'apiKey' | 'sandbox' | 'session' | 'none';
 
+/**
+ * How an operation is declared: one of the auth kinds, or `account`, an operation of the signed-in
+ * account declared once (`defineAccountOperation`) and mounted twice: at its `/api/v1` path for API
+ * keys and at its dashboard path for the session (with the session's CSRF check).
+ */
+export type DeclaredAuth = AuthKind | 'account';
+
+/** The caller of an `apiKey` operation: the key's account. */
+export interface ApiKeyCaller extends TPrincipal {
+  readonly kind: 'apiKey';
+}
+
+/** The caller of a `session` operation: the signed-in dashboard session (its CSRF check passed). */
+export interface SessionCaller extends GatewaySession {
+  readonly kind: 'session';
+}
+
+/** The caller of a `sandbox` operation: whoever holds the public sandbox token. */
+export interface SandboxCaller {
+  readonly kind: 'sandbox';
+}
+
+/** The caller of an `account` operation: an account, through its API key or its dashboard session. */
+export type AccountCaller = ApiKeyCaller | SessionCaller;
+
+/** Who has called, once authenticated: what a handler receives as `caller`, by its operation's auth. */
+export interface CallerByAuth {
+  readonly apiKey: ApiKeyCaller;
+  readonly session: SessionCaller;
+  readonly sandbox: SandboxCaller;
+  readonly account: AccountCaller;
+  /** Public operations know nobody. */
+  readonly none: undefined;
+}
+
+export type CallerOf<A extends DeclaredAuth> = CallerByAuth[A];
+
 /** A response header an operation sets, described for the OpenAPI document. */
 export interface HeaderDeclaration {
   readonly description: string;
@@ -72,22 +109,24 @@ export interface RequestDeclaration<
   readonly example?: Record<string, unknown>;
 }
 
-/** What a handler is given: the validated request, who made it, and where it came from. */
-export interface OperationInput<Q, P, H, J, M> {
+/**
+ * What a handler is given: the validated request, who made it (`caller`, typed by the operation's auth)
+ * and where it came from. `M` is the multipart fields' schema, `never` when the operation takes no
+ * multipart body: then there are no fields and no file.
+ */
+export interface OperationInput<C, Q, P, H, J, M extends z.ZodObject> {
   readonly query: Q;
   readonly params: P;
   readonly headers: H;
   readonly body: J;
   /** Multipart text fields, validated. */
-  readonly fields: M;
+  readonly fields: [M] extends [never] ? Record<string, never> : z.output<M>;
   /** Multipart text fields exactly as sent (for request fingerprints). */
   readonly rawFields: Readonly<Record<string, string>>;
-  /** The stored upload of a multipart request (object key, name, kind, size). */
-  readonly file: ReceivedFile | undefined;
-  /** The authenticated account (operations with `auth: 'apiKey'`). */
-  readonly principal: TPrincipal | undefined;
-  /** The signed-in dashboard session (operations with `auth: 'session'`). */
-  readonly session: GatewaySession | undefined;
+  /** The stored upload of a multipart request (object key, name, kind, size): always there when declared. */
+  readonly file: [M] extends [never] ? undefined : ReceivedFile;
+  /** Who called, as the operation's auth established it. */
+  readonly caller: C;
   readonly client: { readonly ip: string; readonly userAgent: string };
   /** When the request arrived (ISO 8601). */
   readonly receivedAt: string;
@@ -124,24 +163,19 @@ export type OperationResult =
       readonly onClose?: () => void;
     };
 
-/** One HTTP operation, declared once: everything the router, the validator and the documents need. */
-export interface Operation<
-  Q extends z.ZodObject = z.ZodObject,
-  P extends z.ZodObject = z.ZodObject,
-  H extends z.ZodObject = z.ZodObject,
-  J extends z.ZodType = z.ZodType,
-  M extends z.ZodObject = z.ZodObject,
+/** What every operation declares, whatever its auth: the method, the documents' text, the request and the answers. */
+export interface OperationDeclaration<
+  A extends DeclaredAuth,
+  Q extends z.ZodObject,
+  P extends z.ZodObject,
+  H extends z.ZodObject,
+  J extends z.ZodType,
+  M extends z.ZodObject,
 > {
-  /** OpenAPI operationId and SDK method name, e.g. `signDocument`. */
-  readonly id: string;
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** Path in OpenAPI form: `/api/v1/documents/{auditId}`. */
-  readonly path: string;
-  /** The resource the operation belongs to: the OpenAPI tag and the Postman folder. */
-  readonly tag: string;
   readonly summary: string;
   readonly description: string;
-  readonly auth: AuthKind;
+  readonly auth: A;
   /**
    * A rate limit of its own, per client IP, instead of the default one of its auth kind (sign-in and
    * sign-up: a tight one). Operations with the same `bucket` share a count.
@@ -173,23 +207,45 @@ export interface Operation<
   readonly errors: readonly TErrorCode[];
   // A method, not a property: a list of operations (`AnyOperation`) holds handlers of any input.
   handle(
-    input: OperationInput<z.output<Q>, z.output<P>, z.output<H>, z.output<J>, z.output<M>>,
+    input: OperationInput<CallerOf<A>, z.output<Q>, z.output<P>, z.output<H>, z.output<J>, M>,
     deps: GatewayDeps,
   ): Promise<OperationResult>;
 }
 
-/** Declare an operation (types flow from the request schemas into the handler). */
+/** Where an operation is served and listed. */
+export interface Placement {
+  /** OpenAPI operationId and SDK method name, e.g. `signDocument`. */
+  readonly id: string;
+  /** Path in OpenAPI form: `/api/v1/documents/{auditId}`. */
+  readonly path: string;
+  /** The resource the operation belongs to: the OpenAPI tag and the Postman folder. */
+  readonly tag: string;
+}
+
+/** One HTTP operation, declared once: everything the router, the validator and the documents need. */
+export interface Operation<
+  A extends AuthKind = AuthKind,
+  Q extends z.ZodObject = z.ZodObject,
+  P extends z.ZodObject = z.ZodObject,
+  H extends z.ZodObject = z.ZodObject,
+  J extends z.ZodType = z.ZodType,
+  M extends z.ZodObject = z.ZodObject,
+>
+  extends OperationDeclaration<A, Q, P, H, J, M>, Placement {}
+
+/** Declare an operation (types flow from the auth and the request schemas into the handler). */
 export const defineOperation = <
+  A extends AuthKind,
   Q extends z.ZodObject = z.ZodObject,
   P extends z.ZodObject = z.ZodObject,
   H extends z.ZodObject = z.ZodObject,
   J extends z.ZodType = z.ZodUnknown,
-  M extends z.ZodObject = z.ZodObject,
+  M extends z.ZodObject = never,
 >(
-  operation: Operation<Q, P, H, J, M>,
-): Operation<Q, P, H, J, M> => operation;
+  operation: Operation<A, Q, P, H, J, M>,
+): Operation<A, Q, P, H, J, M> => operation;
 
-/** Any operation, whatever its schemas (for lists of operations). */
+/** Any operation, whatever its auth and schemas (for lists of operations). */
 export type AnyOperation = Operation;
 
 /** Error codes every operation of an auth kind can answer, besides its own. */

@@ -5,14 +5,14 @@ import { Collection } from 'postman-collection';
 import { describe, expect, it } from 'vitest';
 import { ZGatewayConfig } from '../config';
 import { apiDescriptionFiles, openApiFor } from '../endpoints/developer-resources';
+import { buildPostmanCollection } from './postman/collection';
+import { buildPostmanEnvironment } from './postman/environment';
 import {
-  buildPostmanCollection,
-  buildPostmanEnvironment,
   POSTMAN_COLLECTION_SCHEMA,
   POSTMAN_SAMPLE_FILE,
   type PostmanCollection,
   type PostmanRequestItem,
-} from './postman';
+} from './postman/format';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 const config = ZGatewayConfig.parse({});

@@ -2,18 +2,19 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import express, { type Express } from 'express';
 import { buildOpenApiDocument } from '../api/openapi';
-import { buildPostmanCollection, buildPostmanEnvironment } from '../api/postman';
+import { buildPostmanCollection } from '../api/postman/collection';
+import { buildPostmanEnvironment } from '../api/postman/environment';
 import { ZGatewayConfig } from '../config';
 import type { GatewayDeps } from '../deps';
 import { rateLimit } from '../http/rate-limit';
+import { escapeHtml } from '../http/html';
 import { OPERATIONS } from './index';
+import { WEBHOOK_EVENTS } from './webhooks.schemas';
 
 /** Version of the public API description (the path says v1; this counts compatible revisions). */
 export const API_VERSION = '1.0.0';
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-
-const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The API reference page: Swagger UI from the gateway's own assets, reading /openapi.json. */
 const docsPage = (sandboxToken: string) => `<!doctype html>
@@ -68,6 +69,7 @@ export const openApiFor = (config: { SANDBOX_TOKEN: string; PUBLIC_BASE_URL?: st
     sandboxToken: config.SANDBOX_TOKEN,
     serverUrl: config.PUBLIC_BASE_URL,
     version: API_VERSION,
+    webhookEvents: WEBHOOK_EVENTS,
   });
 
 /** The Postman exports of a configuration, generated from its OpenAPI document. */

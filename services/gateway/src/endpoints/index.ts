@@ -1,12 +1,8 @@
+// First: the public schemas, in the order of the OpenAPI document.
+import './schemas';
 import type { AnyOperation } from '../api/operation';
-import {
-  getSessionOperation,
-  redeemSignInLinkOperation,
-  requestSignInLinkOperation,
-  signInOperation,
-  signOutOperation,
-  signUpOperation,
-} from './account';
+import { getSessionOperation, signInOperation, signOutOperation, signUpOperation } from './account';
+import { redeemSignInLinkOperation, requestSignInLinkOperation } from './sign-in-link';
 import { downloadDocumentOperation, getDocumentOperation, listDocumentsOperation } from './documents';
 import { sandboxSignOperation } from './sandbox';
 import { checkIssuedDocumentOperation, verifyDocumentOperation } from './verify';
@@ -26,13 +22,7 @@ import {
   signThroughLinkOperation,
 } from './signing-page';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
-import {
-  dashboardSignOperation,
-  downloadDashboardDocumentOperation,
-  getDashboardDocumentOperation,
-  listDashboardDocumentsOperation,
-  listSentRequestsOperation,
-} from './dashboard';
+import { listSentRequestsOperation } from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
 import {
   createWebhookOperation,
@@ -44,39 +34,31 @@ import {
   rotateWebhookSecretOperation,
   sendTestWebhookOperation,
   updateWebhookOperation,
-  createDashboardWebhookOperation,
-  deleteDashboardWebhookOperation,
-  getDashboardWebhookOperation,
-  listDashboardWebhookDeliveriesOperation,
-  listDashboardWebhooksOperation,
-  replayDashboardWebhookEventOperation,
-  rotateDashboardWebhookSecretOperation,
-  sendTestDashboardWebhookOperation,
-  updateDashboardWebhookOperation,
 } from './webhooks';
 
 /**
- * Every public HTTP operation, in the order the documents list them. The router, the OpenAPI
+ * Every public HTTP operation, in the order the documents list them; an operation of the account is
+ * listed twice, as offered to API keys (`.apiKey`) and to the dashboard session (`.session`). The router, the OpenAPI
  * document, the docs page, the Postman collection and the SDK's types all come from this list.
  */
 export const OPERATIONS: readonly AnyOperation[] = [
-  signDocumentOperation,
+  signDocumentOperation.apiKey,
   signReferenceOperation,
   listTemplatesOperation,
   generateTemplateOperation,
-  listDocumentsOperation,
-  getDocumentOperation,
-  downloadDocumentOperation,
+  listDocumentsOperation.apiKey,
+  getDocumentOperation.apiKey,
+  downloadDocumentOperation.apiKey,
   sandboxSignOperation,
-  createWebhookOperation,
-  listWebhooksOperation,
-  getWebhookOperation,
-  updateWebhookOperation,
-  rotateWebhookSecretOperation,
-  listWebhookDeliveriesOperation,
-  sendTestWebhookOperation,
-  replayWebhookEventOperation,
-  deleteWebhookOperation,
+  createWebhookOperation.apiKey,
+  listWebhooksOperation.apiKey,
+  getWebhookOperation.apiKey,
+  updateWebhookOperation.apiKey,
+  rotateWebhookSecretOperation.apiKey,
+  listWebhookDeliveriesOperation.apiKey,
+  sendTestWebhookOperation.apiKey,
+  replayWebhookEventOperation.apiKey,
+  deleteWebhookOperation.apiKey,
   verifyDocumentOperation,
   checkIssuedDocumentOperation,
   signUpOperation,
@@ -98,18 +80,18 @@ export const OPERATIONS: readonly AnyOperation[] = [
   recordSigningViewOperation,
   signThroughLinkOperation,
   declineThroughLinkOperation,
-  listDashboardDocumentsOperation,
-  getDashboardDocumentOperation,
-  downloadDashboardDocumentOperation,
-  dashboardSignOperation,
+  listDocumentsOperation.session,
+  getDocumentOperation.session,
+  downloadDocumentOperation.session,
+  signDocumentOperation.session,
   listSentRequestsOperation,
-  listDashboardWebhooksOperation,
-  createDashboardWebhookOperation,
-  getDashboardWebhookOperation,
-  updateDashboardWebhookOperation,
-  rotateDashboardWebhookSecretOperation,
-  listDashboardWebhookDeliveriesOperation,
-  sendTestDashboardWebhookOperation,
-  replayDashboardWebhookEventOperation,
-  deleteDashboardWebhookOperation,
+  listWebhooksOperation.session,
+  createWebhookOperation.session,
+  getWebhookOperation.session,
+  updateWebhookOperation.session,
+  rotateWebhookSecretOperation.session,
+  listWebhookDeliveriesOperation.session,
+  sendTestWebhookOperation.session,
+  replayWebhookEventOperation.session,
+  deleteWebhookOperation.session,
 ];

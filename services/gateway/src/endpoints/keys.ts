@@ -1,6 +1,6 @@
 import { AccountKeyCreate, AccountKeyRevoke, AccountKeysList } from '@esign/contracts';
 import { z } from 'zod';
-import { ZApiKeyList, ZCreateApiKeyRequest, ZNewApiKey, ZRevokedApiKey } from '../api/account-schemas';
+import { ZApiKeyList, ZCreateApiKeyRequest, ZNewApiKey, ZRevokedApiKey } from './keys.schemas';
 import { defineOperation } from '../api/operation';
 
 const NO_STORE_HEADER = { 'Cache-Control': { description: 'no-store', schema: z.string() } };
@@ -18,8 +18,7 @@ export const listApiKeysOperation = defineOperation({
   responses: { 200: { description: 'The keys', json: ZApiKeyList, headers: NO_STORE_HEADER } },
   errors: ['unavailable', 'internal'],
   async handle(input, deps) {
-    if (!input.session) throw new Error('listApiKeys needs a session');
-    const { keys } = await deps.bus.request(AccountKeysList, { accountId: input.session.accountId });
+    const { keys } = await deps.bus.request(AccountKeysList, { accountId: input.caller.accountId });
     return {
       status: 200,
       headers: { 'Cache-Control': 'no-store' },
@@ -51,10 +50,9 @@ export const createApiKeyOperation = defineOperation({
   responses: { 201: { description: 'The new key, shown once', json: ZNewApiKey, headers: NO_STORE_HEADER } },
   errors: ['invalid_argument', 'unavailable', 'internal'],
   async handle(input, deps) {
-    if (!input.session) throw new Error('createApiKey needs a session');
     const name = input.body.name?.trim();
     const created = await deps.bus.request(AccountKeyCreate, {
-      accountId: input.session.accountId,
+      accountId: input.caller.accountId,
       ...(name ? { name } : {}),
     });
     return {
@@ -91,9 +89,8 @@ export const revokeApiKeyOperation = defineOperation({
   responses: { 200: { description: 'The key is revoked', json: ZRevokedApiKey } },
   errors: ['invalid_argument', 'not_found', 'unavailable', 'internal'],
   async handle(input, deps) {
-    if (!input.session) throw new Error('revokeApiKey needs a session');
     const revoked = await deps.bus.request(AccountKeyRevoke, {
-      accountId: input.session.accountId,
+      accountId: input.caller.accountId,
       keyId: input.query.id,
     });
     return {

@@ -1,5 +1,5 @@
 import { defineOperation } from '../api/operation';
-import { ZSandboxSignRequest, ZSandboxSignResult } from '../api/public-schemas';
+import { ZSandboxSignRequest, ZSandboxSignResult } from './sandbox.schemas';
 import { SANDBOX_MAGIC_URLS, sandboxSign } from '../operations/sandbox-sign';
 
 export const sandboxSignOperation = defineOperation({

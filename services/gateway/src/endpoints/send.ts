@@ -54,12 +54,11 @@ export const sendForSigningOperation = defineOperation({
   },
   errors: ['invalid_argument', 'conflict', 'too_large', 'unavailable', 'internal'],
   async handle(input, deps) {
-    const { principal, file, fields } = input;
-    if (!principal || !file) throw new Error('sendForSigning needs a principal and a file');
+    const { caller, file, fields } = input;
     const idempotencyKey = input.headers['Idempotency-Key'];
     const { replayed, ...json } = await sendForSigning(deps.sending, {
-      accountId: principal.accountId,
-      senderEmail: principal.email,
+      accountId: caller.accountId,
+      senderEmail: caller.email,
       upload: file,
       recipient: { email: fields.recipientEmail, name: fields.recipientName },
       subject: fields.subject,
@@ -90,13 +89,12 @@ export const signingStatusOperation = defineOperation({
   request: { query: ZSigningStatusQuery },
   responses: { 200: { description: 'The status', json: ZPublicSigningStatus } },
   errors: ['invalid_argument', 'not_found', 'unavailable', 'internal'],
-  async handle({ query, principal }, deps) {
-    if (!principal) throw new Error('getSigningStatus needs a principal');
+  async handle({ query, caller }, deps) {
     const id = query.auditId;
     if (!ZAuditId.safeParse(id).success && !ZSendId.safeParse(id).success) {
       throw new ServiceError('not_found', `No signing request ${id.slice(0, 40)}`);
     }
-    const status = await deps.sending.signingStatus(principal.accountId, id);
+    const status = await deps.sending.signingStatus(caller.accountId, id);
     return { status: 200, json: status, headers: { 'Cache-Control': 'no-store' } };
   },
 });
@@ -130,9 +128,8 @@ const pendingRequestAction = <R extends z.ZodType<{ sendId: string }>>(action: {
     request: { params: ZSendIdParams },
     responses: { 200: action.answer },
     errors: ['not_found', 'conflict', 'unavailable', 'internal'],
-    async handle({ params, principal }, deps) {
-      if (!principal) throw new Error(`${action.id} needs a principal`);
-      const result = await action.act(deps.sending, principal.accountId, knownSendId(params.sendId));
+    async handle({ params, caller }, deps) {
+      const result = await action.act(deps.sending, caller.accountId, knownSendId(params.sendId));
       deps.logger.info(action.done, { sendId: result.sendId });
       return { status: 200, json: result };
     },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZSignFields } from './sign-fields';
+import { escapeHtml } from '../http/html';
 
 export interface FieldReference {
   name: string;
@@ -105,21 +106,22 @@ export const signReference = (options: { maxFileBytes: number }): SignReference 
   };
 };
 
-const escapeHtml = (value: unknown): string =>
-  String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** A default value as the page shows it (the defaults are strings and numbers). */
+const shown = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
 const inputFor = (f: FieldReference): string => {
   if (f.name === 'file') return `<input type="file" name="file" accept=".pdf,.png,.jpg,.jpeg" required>`;
   if (f.name === 'mode') {
     return `<select name="mode">${['draw', 'type', 'upload'].map((m) => `<option>${m}</option>`).join('')}</select>`;
   }
-  if (f.name === 'sigColor') return `<input type="color" name="sigColor" value="${escapeHtml(f.default)}">`;
+  if (f.name === 'sigColor')
+    return `<input type="color" name="sigColor" value="${escapeHtml(shown(f.default))}">`;
   if (f.name === 'signatureData' || f.name === 'positions') {
     return `<textarea name="${f.name}" rows="2" placeholder="${f.name === 'positions' ? '[{&quot;x&quot;:10,&quot;y&quot;:80,&quot;page&quot;:0,&quot;width&quot;:25}]' : 'data:image/png;base64,...'}"></textarea>`;
   }
   const type =
     f.type === 'number' || f.type === 'integer' ? 'number' : f.name === 'signerEmail' ? 'email' : 'text';
-  const placeholder = f.default !== undefined ? ` placeholder="${escapeHtml(f.default)}"` : '';
+  const placeholder = f.default !== undefined ? ` placeholder="${escapeHtml(shown(f.default))}"` : '';
   return `<input type="${type}" step="any" name="${f.name}"${placeholder}${f.required === 'yes' ? ' required' : ''}>`;
 };
 
@@ -152,7 +154,7 @@ Positions are percentages of the page as you see it, origin top-left; <code>x</c
 ${ref.fields
   .map(
     (f) =>
-      `<tr data-field="${escapeHtml(f.name)}"><td><code>${escapeHtml(f.name)}</code></td><td>${escapeHtml(f.type)}</td><td>${escapeHtml(f.required)}</td><td>${f.default === undefined ? '' : `<code>${escapeHtml(f.default)}</code>`}</td><td>${escapeHtml(f.rule)}</td><td>${escapeHtml(f.description)}</td></tr>`,
+      `<tr data-field="${escapeHtml(f.name)}"><td><code>${escapeHtml(f.name)}</code></td><td>${escapeHtml(f.type)}</td><td>${escapeHtml(f.required)}</td><td>${f.default === undefined ? '' : `<code>${escapeHtml(shown(f.default))}</code>`}</td><td>${escapeHtml(f.rule)}</td><td>${escapeHtml(f.description)}</td></tr>`,
   )
   .join('\n')}
 </tbody>

@@ -17,7 +17,7 @@ const principal = (plan: TPlan): TPrincipal => ({
 });
 
 describe('the upload limit of POST /api/v1/sign', () => {
-  const maxBytes = signDocumentOperation.request.multipart?.file.maxBytes;
+  const maxBytes = signDocumentOperation.apiKey.request.multipart?.file.maxBytes;
 
   it("is the key's plan's file size, known before the upload", () => {
     expect(maxBytes?.(config, principal('free'))).toBe(10 * 1024 * 1024);

@@ -1,41 +1,17 @@
-import { PLAN_LIMITS, ServiceError, type TPlan, type TPosition, type TSignature } from '@esign/contracts';
+import { z } from 'zod';
+import { defineAccountOperation } from '../api/account-operation';
 import { SIGNED_PDF_HEADERS } from '../api/common-headers';
-import { defineOperation, type FileDeclaration } from '../api/operation';
-import { ZIdempotencyHeaders, ZSignFieldReference } from '../api/public-schemas';
-import { parseImageDataUri } from '../http/sniff';
-import { fingerprintOf } from '../operations/idempotency';
-import { signDocument, type SignedDocument } from '../operations/sign-document';
-import { planLimitedFile, ZSignFields, type TSignFields } from './sign-fields';
-import type { GatewayDeps } from '../deps';
-import type { ReceivedFile } from '../http/receive-upload';
+import { defineOperation } from '../api/operation';
+import { ZIdempotencyHeaders } from '../api/public-schemas';
+import { attachment } from '../http/content-disposition';
+import type { SignedDocument } from '../operations/sign-document';
+import { ZDashboardSigned } from './dashboard.schemas';
+import { SIGN_EXAMPLE, SIGN_MULTIPART, signUploadedForm } from './sign-form';
 import { renderSignReference, signReference, type SignReference } from './sign-reference';
-
-/** Content-Disposition with an ASCII fallback and the UTF-8 name (RFC 6266 / 5987). */
-export const attachment = (fileName: string): string => {
-  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-};
-
-export const toSignature = (fields: TSignFields): TSignature => {
-  if (fields.mode === 'type') {
-    return { mode: 'type', typedName: fields.typedName ?? '', color: fields.sigColor.toLowerCase() };
-  }
-  const image = parseImageDataUri(fields.signatureData ?? '');
-  if (!image) {
-    throw new ServiceError(
-      'invalid_argument',
-      'signatureData must be a base64 data URI of a PNG or JPEG image (data:image/png;base64,...)',
-      'signatureData',
-    );
-  }
-  return { mode: fields.mode, imageBase64: image.base64 };
-};
-
-export const toPositions = (fields: TSignFields): TPosition[] =>
-  fields.positions ?? [{ x: fields.x, y: fields.y, page: fields.page, width: fields.width }];
+import { ZSignFieldReference } from './sign.schemas';
 
 /** The headers of a signed PDF answer. */
-export const signedPdfHeaders = (signed: SignedDocument): Record<string, string> => ({
+const signedPdfHeaders = (signed: SignedDocument): Record<string, string> => ({
   'Content-Disposition': attachment(signed.downloadName),
   'X-Audit-Id': signed.auditId,
   'X-Signed-At': signed.signedAt,
@@ -44,80 +20,30 @@ export const signedPdfHeaders = (signed: SignedDocument): Record<string, string>
   ...(signed.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
 });
 
-/** What a multipart sign request gives the sign workflow (POST /api/v1/sign and the dashboard's). */
-interface SignFormInput {
-  readonly file: ReceivedFile;
-  readonly fields: TSignFields;
-  readonly rawFields: Readonly<Record<string, string>>;
-  readonly headers: { readonly 'Idempotency-Key'?: string | undefined };
-  readonly client: { readonly ip: string; readonly userAgent: string };
-  readonly receivedAt: string;
-}
+const NO_STORE_HEADER = { 'Cache-Control': { description: 'no-store', schema: z.string() } };
 
 /**
- * Runs the sign workflow for a multipart sign request of an account (its plan as the caller's key or
- * session says: a plan without a limit makes no reservation): the signature and positions from the
- * fields, the signer from the fields and the client, the Idempotency-Key with the request's
- * fingerprint. Answered within SIGN_TIMEOUT_MS of the upload being in (plus a short clean-up).
+ * Signing an upload: with an API key at POST /api/v1/sign, answered with the signed PDF; from the
+ * dashboard at POST /api/sign, answered with where the signed PDF is (the page downloads it).
  */
-export const signUploadedForm = (
-  deps: Pick<GatewayDeps, 'signing' | 'config'>,
-  account: { readonly accountId: string; readonly plan: TPlan },
-  input: SignFormInput,
-): Promise<SignedDocument> => {
-  const { file, fields } = input;
-  const idempotencyKey = input.headers['Idempotency-Key'];
-  return signDocument(deps.signing, {
-    deadline: Date.now() + deps.config.SIGN_TIMEOUT_MS,
-    accountId: account.accountId,
-    unlimitedPlan: PLAN_LIMITS[account.plan].documentsPerMonth === null,
-    upload: file,
-    signature: toSignature(fields),
-    positions: toPositions(fields),
-    usedPositions: fields.positions !== undefined,
-    signer: {
-      name: fields.signerName,
-      email: fields.signerEmail,
-      ipAddress: input.client.ip,
-      userAgent: input.client.userAgent,
+export const signDocumentOperation = defineAccountOperation({
+  mounts: {
+    apiKey: { id: 'signDocument', path: '/api/v1/sign', tag: 'Signing' },
+    session: {
+      id: 'dashboardSign',
+      path: '/api/sign',
+      tag: 'Dashboard',
+      summary: 'Sign a document from the dashboard',
+      description:
+        "The dashboard's signing (session cookie, Origin of this site and X-CSRF-Token): the same fields and the same sign workflow as POST /api/v1/sign, for every plan (Free and Pro have no API access but sign here), counted against the plan's monthly quota (403 when it is used up) and limited to the plan's file size (413). Answers where the signed PDF is rather than the PDF itself. An `Idempotency-Key` makes a double submit sign once.",
+      responses: { 201: { description: 'Signed', json: ZDashboardSigned, headers: NO_STORE_HEADER } },
     },
-    receivedAt: input.receivedAt,
-    idempotency: idempotencyKey
-      ? { key: idempotencyKey, requestHash: fingerprintOf(file, input.rawFields) }
-      : undefined,
-  });
-};
-
-/**
- * The multipart part of a sign request (POST /api/v1/sign and the dashboard's POST /api/sign): the
- * fields, and a file limited to the caller's plan while it streams.
- */
-export const SIGN_MULTIPART: { readonly fields: typeof ZSignFields; readonly file: FileDeclaration } = {
-  fields: ZSignFields,
-  file: planLimitedFile({
-    description: 'PDF, PNG or JPG',
-    accept: ['pdf', 'png', 'jpeg'],
-    maxBytes: (config) => config.SIGN_MAX_FILE_BYTES,
-  }),
-};
-
-const SIGN_EXAMPLE = {
-  signerName: 'Ada Lovelace',
-  signerEmail: 'ada@example.com',
-  mode: 'type',
-  typedName: 'Ada Lovelace',
-  positions: [{ x: 60, y: 80, page: 0, width: 30 }],
-};
-
-export const signDocumentOperation = defineOperation({
-  id: 'signDocument',
+  },
   method: 'post',
-  path: '/api/v1/sign',
-  tag: 'Signing',
   summary: 'Sign a document',
   description:
     'Upload a PDF, PNG or JPEG (an image becomes a one-page PDF) with the signature and the signer. The answer is the signed PDF: the signature stamped where asked, an audit page, the audit data in the PDF metadata and a PKCS#7 digital signature over the whole file. The record is durable before the answer starts. Positions are percentages of the page as a person sees it, origin top-left; x and y place the top-left corner of the signature box.',
-  auth: 'apiKey',
+  auth: 'account',
   idempotent: true,
   request: {
     headers: ZIdempotencyHeaders,
@@ -127,12 +53,28 @@ export const signDocumentOperation = defineOperation({
   responses: {
     200: { description: 'The signed PDF', binary: 'application/pdf', headers: SIGNED_PDF_HEADERS },
   },
-  errors: ['invalid_argument', 'conflict', 'too_large', 'unavailable', 'internal'],
+  // permission_denied: the plan's monthly quota (a Business key's plan has none).
+  errors: ['invalid_argument', 'permission_denied', 'conflict', 'too_large', 'unavailable', 'internal'],
   async handle(input, deps) {
-    const { principal, file } = input;
-    if (!principal || !file) throw new Error('signDocument needs a principal and a file');
+    const { caller, file } = input;
     const started = performance.now();
-    const signed = await signUploadedForm(deps, principal, { ...input, file });
+    const signed = await signUploadedForm(deps, caller, input);
+    if (caller.kind === 'session') {
+      deps.logger.info('document signed from the dashboard', { auditId: signed.auditId, bytes: file.size });
+      return {
+        status: 201,
+        headers: { 'Cache-Control': 'no-store' },
+        json: {
+          auditId: signed.auditId,
+          signedAt: signed.signedAt,
+          fileHash: signed.fileHash,
+          fileName: signed.downloadName,
+          size: signed.size,
+          replayed: signed.replayed,
+          downloadUrl: `/api/documents/${signed.auditId}/pdf`,
+        },
+      };
+    }
     const stream = await deps.signing.openObject(signed.objectKey);
     deps.logger.info(signed.replayed ? 'signed document replayed' : 'document signed', {
       auditId: signed.auditId,

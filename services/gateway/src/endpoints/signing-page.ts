@@ -7,14 +7,14 @@ import {
   ZAuditId,
   ZHexColor,
   ZIsoTimestamp,
-  ZPosition,
   type TSignature,
 } from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation, type OperationResult } from '../api/operation';
-import { publicSchemas } from '../api/public-schemas';
 import { isSigningToken, signingTokenHash } from '../http/signing-token';
+import { escapeHtml } from '../http/html';
 import { loadWebPage, WEB_CONTENT_SECURITY_POLICY } from '../http/web-pages';
+import { ZLinkEnded, ZSigningRequestView } from './signing-page.schemas';
 import {
   ENDED_MESSAGES,
   explainConflict,
@@ -39,12 +39,6 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'no-referrer',
   'X-Robots-Tag': 'noindex, nofollow',
 };
-
-const escapeHtml = (text: string): string =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 /** A small page without script for links that cannot be used (unknown, or ended). */
 const messagePage = (title: string, message: string): string => `<!doctype html>
@@ -89,18 +83,6 @@ const ZTokenHeaders = z.object({
     description: 'The token of the signing link (the part after /s/)',
   }),
 });
-
-const ZLinkEnded = (() => {
-  const schema = z.object({
-    error: z.string(),
-    status: z.enum(['signed', 'declined', 'canceled', 'expired']),
-  });
-  publicSchemas.add(schema, {
-    id: 'SigningLinkEnded',
-    description: 'The link can no longer be used: the request was signed, declined, canceled or expired.',
-  });
-  return schema;
-})();
 
 const ENDED_RESPONSE = { description: 'The link has ended', json: ZLinkEnded };
 
@@ -172,30 +154,6 @@ export const openSigningPageOperation = defineOperation({
     return { status: 200, html, headers: PAGE_HEADERS };
   },
 });
-
-const ZSigningRequestView = (() => {
-  const schema = z.object({
-    status: z.literal('pending'),
-    fileName: z.string(),
-    recipientName: z.string(),
-    recipientEmail: z.string(),
-    senderEmail: z.string(),
-    message: z.string().nullable().meta({
-      description:
-        "The sender's message, as the email carried it (null without one); the page shows it as text, never as HTML",
-    }),
-    auditId: ZAuditId,
-    positions: z.array(ZPosition),
-    pageCount: z.number().int().positive().nullable(),
-    expiresAt: ZIsoTimestamp,
-    viewedAt: ZIsoTimestamp.nullable(),
-  });
-  publicSchemas.add(schema, {
-    id: 'SigningRequestView',
-    description: 'What the signing page shows about a pending request.',
-  });
-  return schema;
-})();
 
 export const getSigningRequestOperation = defineOperation({
   id: 'getSigningRequest',

@@ -1,8 +1,8 @@
 import { TemplateGenerate, TemplateList } from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../api/operation';
-import { ZGenerateTemplateRequest, ZTemplateList } from '../api/public-schemas';
-import { attachment } from './sign';
+import { attachment } from '../http/content-disposition';
+import { ZGenerateTemplateRequest, ZTemplateList } from './templates.schemas';
 
 /** Header that tells where each signature block is, in the format `POST /api/v1/sign` takes as `positions`. */
 export const SIGNATURE_POSITIONS_HEADER = 'X-Signature-Positions';
@@ -62,10 +62,9 @@ export const generateTemplateOperation = defineOperation({
     },
   },
   errors: ['invalid_argument', 'not_found', 'unavailable', 'internal'],
-  async handle({ body, principal }, deps) {
-    if (!principal) throw new Error('generateTemplate needs a principal');
+  async handle({ body, caller }, deps) {
     const generated = await deps.bus.request(TemplateGenerate, {
-      accountId: principal.accountId,
+      accountId: caller.accountId,
       slug: body.slug,
       fields: body.fields,
     });

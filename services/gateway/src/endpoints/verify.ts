@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../api/operation';
-import { ZIssuedDocumentCheck, ZVerificationReport } from '../api/verify-schemas';
+import { ZIssuedDocumentCheck, ZVerificationReport } from './verify.schemas';
 import { checkIssuedDocument } from '../operations/check-issued-document';
 import { verifyDocument } from '../operations/verify-document';
 

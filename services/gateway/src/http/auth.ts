@@ -8,7 +8,7 @@ import {
   type TPrincipal,
 } from '@esign/contracts';
 import type { GatewayDeps } from '../deps';
-import type { AuthKind } from '../api/operation';
+import type { AuthKind, CallerOf } from '../api/operation';
 import { clientIp } from './client-info';
 import { checkCsrf, sessionOf } from './session';
 
@@ -100,30 +100,44 @@ const checkSandboxToken = (req: Request, res: Response, deps: GatewayDeps): void
   }
 };
 
-/**
- * Authenticate a request as its operation asks. Sets what the rate limit counts by: the API key, or
- * the client IP for the sandbox, the dashboard session and public operations. An `apiKey` operation
- * reads only the Authorization header (a session cookie is ignored entirely); a `session` operation
- * reads only the cookie (an API key is ignored, and its 401 says to sign in).
- */
-export const authenticate = async (
+/** Who has called, for the auth of each kind. */
+const callerFor = async (
   kind: AuthKind,
   req: Request,
   res: Response,
   deps: GatewayDeps,
-): Promise<TPrincipal | undefined> => {
-  if (kind === 'apiKey') {
-    const principal = await apiKeyPrincipal(req, res, deps);
-    res.locals.principal = principal;
-    res.locals.rateKey = `key:${principal.keyId}`;
-    return principal;
+): Promise<CallerOf<AuthKind>> => {
+  switch (kind) {
+    case 'apiKey':
+      return { kind, ...(await apiKeyPrincipal(req, res, deps)) };
+    case 'session': {
+      const session = await sessionOf(req, deps);
+      if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, deps, session);
+      return { kind, ...session };
+    }
+    case 'sandbox':
+      checkSandboxToken(req, res, deps);
+      return { kind };
+    case 'none':
+      return undefined;
   }
-  if (kind === 'session') {
-    const session = await sessionOf(req, deps);
-    if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, deps, session);
-    res.locals.session = session;
-  }
-  if (kind === 'sandbox') checkSandboxToken(req, res, deps);
-  res.locals.rateKey = `ip:${clientIp(req)}`;
-  return undefined;
+};
+
+/**
+ * Authenticate a request as its operation asks, and answer who called (`undefined` for public
+ * operations). Sets what the rate limit counts by: the API key, or the client IP for the sandbox, the
+ * dashboard session and public operations. An `apiKey` operation reads only the Authorization header
+ * (a session cookie is ignored entirely); a `session` operation reads only the cookie (an API key is
+ * ignored, and its 401 says to sign in).
+ */
+export const authenticate = async <A extends AuthKind>(
+  kind: A,
+  req: Request,
+  res: Response,
+  deps: GatewayDeps,
+): Promise<CallerOf<A>> => {
+  const caller = await callerFor(kind, req, res, deps);
+  res.locals.rateKey = caller?.kind === 'apiKey' ? `key:${caller.keyId}` : `ip:${clientIp(req)}`;
+  // `callerFor` answers the caller of `kind`'s own type: `A` is that kind.
+  return caller as CallerOf<A>;
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cleanFileName } from './receive-upload';
-import { attachment } from '../endpoints/sign';
+import { attachment } from './content-disposition';
 
 describe('file names', () => {
   it('keeps only the base name, without control characters, and never empty', () => {

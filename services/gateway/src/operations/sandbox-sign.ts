@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ServiceError } from '@esign/contracts';
 import type { z } from 'zod';
-import type { ZSandboxSignResult } from '../api/public-schemas';
+import type { ZSandboxSignResult } from '../endpoints/sandbox.schemas';
 
 /** Magic document URLs that produce the outcomes other than success, like test card numbers. */
 export const SANDBOX_MAGIC_URLS = {

@@ -1,6 +1,6 @@
 import type { TIssuedDocument, TPdfVerifyReply } from '@esign/contracts';
 import type { z } from 'zod';
-import type { ZVerificationReport } from '../api/verify-schemas';
+import type { ZVerificationReport } from '../endpoints/verify.schemas';
 import type { VerifyingPorts } from './verifying-ports';
 
 /** What a public verification answers (the public schema `VerificationReport`). */

@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { ZFileHash, ZIssuedDocument, ZSignatureReport } from '@esign/contracts';
-import { publicSchemas } from './public-schemas';
-
-const named = <S extends z.ZodType>(id: string, description: string, schema: S): S => {
-  publicSchemas.add(schema, { id, description });
-  return schema;
-};
+import { named } from '../api/named';
 
 export const ZPublicIssuedDocument = named(
   'IssuedDocument',

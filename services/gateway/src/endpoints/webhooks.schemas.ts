@@ -8,17 +8,12 @@ import {
   ZWebhookEventType,
   ZWebhookSecret,
 } from '@esign/contracts';
-import { publicSchemas } from './public-schemas';
+import { named } from '../api/named';
 
 // The public bodies of `/api/v1/webhooks` and of the webhooks we send (the OpenAPI 3.1 `webhooks`
 // section). The shapes are the contracts' (libs/contracts/src/webhook.ts), which the webhook service
 // builds its payloads against; each is copied here (`extend({})`) and named, so that it is a public
 // schema of its own.
-
-const named = <S extends z.ZodType>(id: string, description: string, schema: S): S => {
-  publicSchemas.add(schema, { id, description });
-  return schema;
-};
 
 const ZUrl = z
   .string()
