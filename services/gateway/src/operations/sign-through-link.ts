@@ -78,7 +78,7 @@ export interface SignThroughLinkInput {
 
 /**
  * Sign a signing request from its page, through the same sign workflow as POST /api/v1/sign: claim
- * the request (one submit at a time), copy its original from `pending/` to an upload (the signer
+ * the request (one submit at a time), copy its original from `pending/` to an upload (server-side) (the signer
  * reads and deletes only uploads), sign with the request's reserved audit ID and the recipient as
  * signer (their IP and user agent in the audit trail), and record the document, which completes the
  * request. On failure the claim is released so that the recipient can try again at once.
@@ -94,9 +94,8 @@ export const signThroughLink = async (
     .catch((err: unknown) => explainConflict(deps.bus, tokenHash, err));
   try {
     const uploadKey = `${UPLOAD_PREFIX}${randomUUID()}`;
-    await deps.blob.put(uploadKey, await deps.blob.get(request.objectKey), {
-      contentType: 'application/octet-stream',
-    });
+    // A server-side copy: the original's bytes never pass through the gateway.
+    await deps.blob.copy(request.objectKey, uploadKey, { contentType: 'application/octet-stream' });
     return await signDocument(deps.signing, {
       deadline: input.deadline,
       accountId: request.accountId,
