@@ -13,7 +13,18 @@ import { findIssuedHandler } from './handlers/find-issued';
 import { getHandler } from './handlers/get';
 import { listHandler } from './handlers/list';
 import { recordHandler } from './handlers/record';
-import { signingHandlers } from './handlers/signing';
+import { attachSigningLinkHandler } from './handlers/signing/attach-signing-link';
+import { cancelSigningRequestHandler } from './handlers/signing/cancel-signing-request';
+import { claimSigningRequestHandler } from './handlers/signing/claim-signing-request';
+import { createSigningRequestHandler } from './handlers/signing/create-signing-request';
+import { declineSigningRequestHandler } from './handlers/signing/decline-signing-request';
+import type { SigningHandlerDeps } from './handlers/signing/deps';
+import { findSigningRequestByTokenHandler } from './handlers/signing/find-signing-request-by-token';
+import { getSigningStatusHandler } from './handlers/signing/get-signing-status';
+import { listSigningRequestsHandler } from './handlers/signing/list-signing-requests';
+import { recordSigningViewHandler } from './handlers/signing/record-signing-view';
+import { releaseSigningRequestHandler } from './handlers/signing/release-signing-request';
+import { resendSigningRequestHandler } from './handlers/signing/resend-signing-request';
 import { createOutboxRepository } from './outbox/outbox-repository';
 import { OUTBOX_EVENTS, publishOutboxBatch } from './outbox/publish-outbox-batch';
 import { startOutboxRelay } from './outbox/start-outbox-relay';
@@ -137,6 +148,13 @@ export const startDocumentStore = (
         }),
       );
     }
+    const signing: SigningHandlerDeps = {
+      pool: database.pool,
+      now,
+      reminders,
+      claimMs: config.SIGNING_CLAIM_MS,
+      onWritten: outboxRelay.notify,
+    };
     await bus.serve(
       [
         recordHandler({ documents, pool: database.pool, onRecorded: outboxRelay.notify, now }),
@@ -144,13 +162,17 @@ export const startDocumentStore = (
         getHandler({ documents }),
         findIssuedHandler({ documents }),
         findByIdempotencyKeyHandler({ documents }),
-        ...signingHandlers({
-          pool: database.pool,
-          now,
-          reminders,
-          claimMs: config.SIGNING_CLAIM_MS,
-          onWritten: outboxRelay.notify,
-        }),
+        createSigningRequestHandler(signing),
+        attachSigningLinkHandler(signing),
+        findSigningRequestByTokenHandler(signing),
+        recordSigningViewHandler(signing),
+        declineSigningRequestHandler(signing),
+        cancelSigningRequestHandler(signing),
+        resendSigningRequestHandler(signing),
+        getSigningStatusHandler(signing),
+        listSigningRequestsHandler(signing),
+        claimSigningRequestHandler(signing),
+        releaseSigningRequestHandler(signing),
       ],
       // Postgres being down is a 503 for the client, not a bug.
       { unavailable: databaseUnavailable },
