@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { defineEvent, defineRequest } from './define';
 import { ZIsoTimestamp, ZPlan } from './common';
+import { LIVE_KEY_PREFIX, SANDBOX_TOKEN_PREFIX } from './constants';
 
-/** Prefix of production API keys. */
-export const LIVE_KEY_PREFIX = 'svc_live_';
-/** Prefix of the public sandbox token. */
-export const SANDBOX_TOKEN_PREFIX = 'svc_sandbox_';
+export { LIVE_KEY_PREFIX, SANDBOX_TOKEN_PREFIX };
 
 /** SHA-256 of a key, hex. Keys never cross the bus in plain text: callers hash them first. */
 export const ZKeyHash = z.string().regex(/^[0-9a-f]{64}$/);

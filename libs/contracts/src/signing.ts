@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { defineEvent, defineRequest } from './define';
 import { ZAuditId, ZFileHash, ZIsoTimestamp, ZPosition } from './common';
 import { ZIdempotencyKey } from './document';
+import {
+  MAX_DECLINE_REASON_LENGTH,
+  MAX_SIGNING_MESSAGE_LENGTH,
+  MAX_SIGNING_SUBJECT_LENGTH,
+} from './constants';
+
+export { MAX_DECLINE_REASON_LENGTH, MAX_SIGNING_MESSAGE_LENGTH, MAX_SIGNING_SUBJECT_LENGTH };
 
 /**
  * Send for signing: the contracts between document-store (which owns signing requests and publishes
@@ -19,13 +26,6 @@ export type TSendId = z.infer<typeof ZSendId>;
 
 /** SHA-256 of a signing-link token, lowercase hex (the only form in which a token is stored). */
 export const ZSigningTokenHash = z.string().regex(/^[0-9a-f]{64}$/, 'not a SHA-256 hex digest');
-
-/** Longest `subject` a sender may give (one line; CR/LF are refused at the edge and stripped by the mailer). */
-export const MAX_SIGNING_SUBJECT_LENGTH = 200;
-/** Longest personal `message` a sender may add to the request email. */
-export const MAX_SIGNING_MESSAGE_LENGTH = 2000;
-/** Longest decline reason (required, 1-1,000 characters). */
-export const MAX_DECLINE_REASON_LENGTH = 1000;
 
 /**
  * What every signing event carries: which request, and who the two parties are. `eventId` is unique

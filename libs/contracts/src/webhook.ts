@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { defineEvent, defineRequest } from './define';
 import { ZAuditId, ZFileHash, ZIsoTimestamp } from './common';
 import { ZSendId } from './signing';
+import { MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES } from './constants';
+
+export { MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES };
 
 /**
  * Webhooks: the contracts between the gateway (the `/api/v1/webhooks` operations) and the webhook
@@ -10,14 +13,6 @@ import { ZSendId } from './signing';
  * services/webhook/README.md.
  */
 
-/** The event types an endpoint can subscribe to. */
-export const WEBHOOK_EVENT_TYPES = [
-  'document.signed',
-  'signing.viewed',
-  'signing.completed',
-  'signing.declined',
-  'signing.expired',
-] as const;
 export const ZWebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type TWebhookEventType = z.infer<typeof ZWebhookEventType>;
 
@@ -27,11 +22,6 @@ export const ZWebhookId = z.string().regex(/^wh_[A-Za-z0-9]{24}$/, 'not a webhoo
 export const ZWebhookEventId = z.string().regex(/^evt_[0-9a-f]{32}$/, 'not an event ID');
 /** `whsec_` + base64 of 32 random bytes (the Standard Webhooks secret format). */
 export const ZWebhookSecret = z.string().regex(/^whsec_[A-Za-z0-9+/]{43}=$/, 'not a webhook secret');
-
-/** Longest endpoint URL accepted. */
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
-/** Endpoints per account. */
-export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 
 // ---- the payloads receivers get ------------------------------------------------------------------
 

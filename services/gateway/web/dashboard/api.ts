@@ -1,3 +1,4 @@
+import { WEBHOOK_EVENT_TYPES as EVENT_TYPES } from '@esign/contracts/constants';
 import type { Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../../../libs/sdk/src/generated/api';
 import type {
@@ -29,14 +30,8 @@ export type SignFields = Omit<
   'file' | 'positions'
 >;
 
-/** Every event type, in the order the form lists them. */
-export const WEBHOOK_EVENT_TYPES = [
-  'document.signed',
-  'signing.viewed',
-  'signing.completed',
-  'signing.declined',
-  'signing.expired',
-] as const satisfies readonly WebhookEventType[];
+/** Every event type, in the order the form lists them (the contracts' own list, not a copy). */
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = EVENT_TYPES;
 
 /** The CSRF token of the current session, sent with every change (set at sign-in and on load). */
 let csrfToken = '';

@@ -1,3 +1,4 @@
+import { MAX_DECLINE_REASON_LENGTH } from '@esign/contracts/constants';
 /**
  * The signing page of a link `/s/<token>`. Opening it changes nothing; this script loads the request
  * and the PDF (token in the `X-Signing-Token` header, never in another URL), shows every page with
@@ -28,6 +29,7 @@ const signButton = byId<HTMLButtonElement>('sign-button');
 const declineOpen = byId<HTMLButtonElement>('decline-open');
 const declineForm = byId<HTMLFormElement>('decline-form');
 const declineReason = byId<HTMLTextAreaElement>('decline-reason');
+declineReason.maxLength = MAX_DECLINE_REASON_LENGTH;
 const declineError = byId('decline-error');
 const declineButton = byId<HTMLButtonElement>('decline-button');
 const declineClose = byId<HTMLButtonElement>('decline-close');

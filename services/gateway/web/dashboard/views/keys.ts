@@ -1,3 +1,4 @@
+import { LIVE_KEY_PREFIX } from '@esign/contracts/constants';
 import { answerOf } from '../../shared/http';
 import { client, type ApiKey, type NewApiKey } from '../api';
 import { h } from '../../shared/dom';
@@ -80,7 +81,7 @@ export const renderKeys = async (context: ViewContext): Promise<void> => {
   );
 
   const planNote = session.usage.limits.apiAccess
-    ? h('p', {}, 'Send a key as "Authorization: Bearer svc_live_…" to /api/v1.')
+    ? h('p', {}, `Send a key as "Authorization: Bearer ${LIVE_KEY_PREFIX}…" to /api/v1.`)
     : message(
         'info',
         `Your ${session.plan} plan has no API access: keys can be created, but /api/v1 refuses them until the account is on the Business plan. You can sign documents here in the dashboard.`,

@@ -1,3 +1,4 @@
+import { MAX_WEBHOOK_URL_LENGTH } from '@esign/contracts/constants';
 import { answerOf } from '../../shared/http';
 import {
   client,
@@ -70,7 +71,7 @@ export const renderWebhooks = async (context: ViewContext): Promise<void> => {
     inputmode: 'url',
     autocomplete: 'off',
     spellcheck: 'false',
-    maxlength: 2048,
+    maxlength: MAX_WEBHOOK_URL_LENGTH,
     required: true,
     placeholder: 'https://example.com/esign/webhooks',
   });
