@@ -12,6 +12,7 @@ import { answerClientError } from './http/client-error';
 import { createRateCounter } from './http/rate-counter';
 import { createSigningPorts } from './operations/ports';
 import { createSendingPorts } from './operations/sending-ports';
+import { createSigningLinkPorts } from './operations/signing-link-ports';
 import { createVerifyingPorts } from './operations/verifying-ports';
 
 export interface RunningGateway {
@@ -64,7 +65,19 @@ export const startGateway = (
     const signing = createSigningPorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
     const sending = createSendingPorts({ bus, blob, logger, inspectTimeoutMs: config.SIGN_TIMEOUT_MS });
     const verifying = createVerifyingPorts({ bus });
-    const app = createApp({ config, bus, blob, logger, keyCache, rateCounter, signing, sending, verifying });
+    const signingLink = createSigningLinkPorts({ bus, blob, signing, logger });
+    const app = createApp({
+      config,
+      bus,
+      blob,
+      logger,
+      keyCache,
+      rateCounter,
+      signing,
+      sending,
+      verifying,
+      signingLink,
+    });
     const server = await use(httpServer({ app, port: config.PORT }));
     const port = (server.address() as AddressInfo).port;
     logger.info('gateway listening', { port });
