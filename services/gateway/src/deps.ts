@@ -7,6 +7,7 @@ import type { RateCounter } from './http/rate-counter';
 import type { SigningPorts } from './operations/ports';
 import type { SendingPorts } from './operations/sending-ports';
 import type { SigningLinkPorts } from './operations/signing-link-ports';
+import type { TemplatePorts } from './operations/template-ports';
 import type { VerifyingPorts } from './operations/verifying-ports';
 
 /** What the gateway's operations are built from; wired once in start.ts. */
@@ -26,4 +27,6 @@ export interface GatewayDeps {
   verifying: VerifyingPorts;
   /** The public signing page's view of signing requests by link, of their originals and of signing. */
   signingLink: SigningLinkPorts;
+  /** Template filling's view of the template service and of the PDFs it stores. */
+  templates: TemplatePorts;
 }

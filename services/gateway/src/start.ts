@@ -13,6 +13,7 @@ import { createRateCounter } from './http/rate-counter';
 import { createSigningPorts } from './operations/ports';
 import { createSendingPorts } from './operations/sending-ports';
 import { createSigningLinkPorts } from './operations/signing-link-ports';
+import { createTemplatePorts } from './operations/template-ports';
 import { createVerifyingPorts } from './operations/verifying-ports';
 
 export interface RunningGateway {
@@ -66,6 +67,7 @@ export const startGateway = (
     const sending = createSendingPorts({ bus, blob, logger, inspectTimeoutMs: config.SIGN_TIMEOUT_MS });
     const verifying = createVerifyingPorts({ bus });
     const signingLink = createSigningLinkPorts({ bus, blob, signing, logger });
+    const templates = createTemplatePorts({ bus, blob, logger });
     const app = createApp({
       config,
       bus,
@@ -77,6 +79,7 @@ export const startGateway = (
       sending,
       verifying,
       signingLink,
+      templates,
     });
     const server = await use(httpServer({ app, port: config.PORT }));
     const port = (server.address() as AddressInfo).port;
