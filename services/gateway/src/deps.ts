@@ -6,6 +6,8 @@ import type { KeyCache } from './http/key-cache';
 import type { RateCounter } from './http/rate-counter';
 import type { SigningPorts } from './operations/ports';
 import type { SendingPorts } from './operations/sending-ports';
+import type { SigningLinkPorts } from './operations/signing-link-ports';
+import type { TemplatePorts } from './operations/template-ports';
 import type { VerifyingPorts } from './operations/verifying-ports';
 
 /** What the gateway's operations are built from; wired once in start.ts. */
@@ -23,4 +25,8 @@ export interface GatewayDeps {
   sending: SendingPorts;
   /** Verification's view of the signer's verifier and of the documents we issued. */
   verifying: VerifyingPorts;
+  /** The public signing page's view of signing requests by link, of their originals and of signing. */
+  signingLink: SigningLinkPorts;
+  /** Template filling's view of the template service and of the PDFs it stores. */
+  templates: TemplatePorts;
 }

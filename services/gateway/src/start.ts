@@ -12,6 +12,8 @@ import { answerClientError } from './http/client-error';
 import { createRateCounter } from './http/rate-counter';
 import { createSigningPorts } from './operations/ports';
 import { createSendingPorts } from './operations/sending-ports';
+import { createSigningLinkPorts } from './operations/signing-link-ports';
+import { createTemplatePorts } from './operations/template-ports';
 import { createVerifyingPorts } from './operations/verifying-ports';
 
 export interface RunningGateway {
@@ -64,7 +66,21 @@ export const startGateway = (
     const signing = createSigningPorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
     const sending = createSendingPorts({ bus, blob, logger, inspectTimeoutMs: config.SIGN_TIMEOUT_MS });
     const verifying = createVerifyingPorts({ bus });
-    const app = createApp({ config, bus, blob, logger, keyCache, rateCounter, signing, sending, verifying });
+    const signingLink = createSigningLinkPorts({ bus, blob, signing, logger });
+    const templates = createTemplatePorts({ bus, blob, logger });
+    const app = createApp({
+      config,
+      bus,
+      blob,
+      logger,
+      keyCache,
+      rateCounter,
+      signing,
+      sending,
+      verifying,
+      signingLink,
+      templates,
+    });
     const server = await use(httpServer({ app, port: config.PORT }));
     const port = (server.address() as AddressInfo).port;
     logger.info('gateway listening', { port });

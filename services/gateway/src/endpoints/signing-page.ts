@@ -2,8 +2,6 @@ import {
   MAX_DECLINE_REASON_LENGTH,
   MAX_SIGNATURE_IMAGE_BYTES,
   ServiceError,
-  SigningDecline,
-  SigningRecordView,
   ZAuditId,
   ZHexColor,
   ZIsoTimestamp,
@@ -15,10 +13,12 @@ import { isSigningToken, signingTokenHash } from '../http/signing-token';
 import { escapeHtml } from '../http/html';
 import { loadWebPage, WEB_CONTENT_SECURITY_POLICY } from '../http/web-pages';
 import { ZLinkEnded, ZSigningRequestView } from './signing-page.schemas';
+import { declineThroughLink } from '../operations/decline-through-link';
+import { openLinkDocument } from '../operations/open-link-document';
+import { recordLinkView } from '../operations/record-link-view';
 import {
   ENDED_MESSAGES,
-  explainConflict,
-  findByToken,
+  findLink,
   findPending,
   LinkEndedError,
   signThroughLink,
@@ -129,10 +129,7 @@ export const openSigningPageOperation = defineOperation({
         headers: PAGE_HEADERS,
       };
     }
-    const request = await findByToken(deps.bus, signingTokenHash(params.token)).catch((err: unknown) => {
-      if (err instanceof ServiceError && err.code === 'not_found') return undefined;
-      throw err;
-    });
+    const request = await findLink(deps.signingLink, signingTokenHash(params.token));
     if (!request) {
       return {
         status: 404,
@@ -170,7 +167,7 @@ export const getSigningRequestOperation = defineOperation({
   errors: ['not_found', 'unavailable', 'internal'],
   handle: ({ headers }, deps) =>
     answeringEnded(async () => {
-      const request = await findPending(deps.bus, tokenOf(headers).hash);
+      const request = await findPending(deps.signingLink, tokenOf(headers).hash);
       return { status: 200, json: request, headers: { 'Cache-Control': 'no-store' } };
     }),
 });
@@ -189,12 +186,10 @@ export const getSigningDocumentOperation = defineOperation({
   errors: ['not_found', 'unavailable', 'internal'],
   handle: ({ headers }, deps) =>
     answeringEnded(async () => {
-      const request = await findPending(deps.bus, tokenOf(headers).hash);
-      const size = (await deps.blob.stat(request.objectKey))?.size;
-      if (size === undefined) throw new ServiceError('not_found', 'The document is no longer available.');
+      const { stream, size } = await openLinkDocument(deps.signingLink, tokenOf(headers).hash);
       return {
         status: 200,
-        stream: await deps.blob.get(request.objectKey),
+        stream,
         contentType: 'application/pdf',
         size,
         headers: { 'Cache-Control': 'no-store', 'Content-Disposition': 'inline' },
@@ -224,14 +219,11 @@ export const recordSigningViewOperation = defineOperation({
   errors: ['not_found', 'unavailable', 'internal'],
   handle: ({ headers, client }, deps) =>
     answeringEnded(async () => {
-      const tokenHash = tokenOf(headers).hash;
-      const viewed = await deps.bus
-        .request(SigningRecordView, {
-          tokenHash,
-          ipAddress: client.ip.slice(0, 100),
-          userAgent: client.userAgent.slice(0, 1000),
-        })
-        .catch((err: unknown) => explainConflict(deps.bus, tokenHash, err));
+      const viewed = await recordLinkView(deps.signingLink, {
+        tokenHash: tokenOf(headers).hash,
+        ipAddress: client.ip,
+        userAgent: client.userAgent,
+      });
       return { status: 200, json: { viewedAt: viewed.viewedAt } };
     }),
 });
@@ -315,7 +307,7 @@ export const signThroughLinkOperation = defineOperation({
           color: body.signature.color.toLowerCase(),
         };
       }
-      const signed = await signThroughLink(deps, {
+      const signed = await signThroughLink(deps.signingLink, {
         token,
         signature,
         signerName: body.signerName,
@@ -323,8 +315,7 @@ export const signThroughLinkOperation = defineOperation({
         userAgent: client.userAgent,
         receivedAt,
         deadline: Date.now() + deps.config.SIGN_TIMEOUT_MS,
-      }).catch((err: unknown) => explainConflict(deps.bus, token.hash, err));
-      deps.logger.info('signed through a signing link', { auditId: signed.auditId });
+      });
       return { status: 200, json: { status: 'signed', auditId: signed.auditId, signedAt: signed.signedAt } };
     }),
 });
@@ -361,16 +352,12 @@ export const declineThroughLinkOperation = defineOperation({
   errors: ['invalid_argument', 'not_found', 'conflict', 'unavailable', 'internal'],
   handle: ({ headers, body, client }, deps) =>
     answeringEnded(async () => {
-      const tokenHash = tokenOf(headers).hash;
-      const declined = await deps.bus
-        .request(SigningDecline, {
-          tokenHash,
-          reason: body.reason,
-          ipAddress: client.ip.slice(0, 100),
-          userAgent: client.userAgent.slice(0, 1000),
-        })
-        .catch((err: unknown) => explainConflict(deps.bus, tokenHash, err));
-      deps.logger.info('declined through a signing link', { sendId: declined.sendId });
+      const declined = await declineThroughLink(deps.signingLink, {
+        tokenHash: tokenOf(headers).hash,
+        reason: body.reason,
+        ipAddress: client.ip,
+        userAgent: client.userAgent,
+      });
       return { status: 200, json: { status: 'declined', declinedAt: declined.declinedAt } };
     }),
 });

@@ -1,7 +1,8 @@
-import { TemplateGenerate, TemplateList } from '@esign/contracts';
+import { TemplateList } from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../api/operation';
 import { attachment } from '../http/content-disposition';
+import { generateTemplate } from '../operations/generate-template';
 import { ZGenerateTemplateRequest, ZTemplateList } from './templates.schemas';
 
 /** Header that tells where each signature block is, in the format `POST /api/v1/sign` takes as `positions`. */
@@ -63,15 +64,14 @@ export const generateTemplateOperation = defineOperation({
   },
   errors: ['invalid_argument', 'not_found', 'unavailable', 'internal'],
   async handle({ body, caller }, deps) {
-    const generated = await deps.bus.request(TemplateGenerate, {
+    const generated = await generateTemplate(deps.templates, {
       accountId: caller.accountId,
       slug: body.slug,
       fields: body.fields,
     });
-    const stream = await deps.blob.get(generated.objectKey);
     return {
       status: 200,
-      stream,
+      stream: generated.stream,
       contentType: 'application/pdf',
       size: generated.size,
       headers: {
@@ -82,11 +82,7 @@ export const generateTemplateOperation = defineOperation({
         'Cache-Control': 'no-store',
       },
       // The PDF was rendered for this response only; once it is sent (or the client is gone) it goes.
-      onClose: () => {
-        deps.blob.remove(generated.objectKey).catch((err: unknown) => {
-          deps.logger.warn('could not remove a generated PDF', { objectKey: generated.objectKey, err });
-        });
-      },
+      onClose: generated.discard,
     };
   },
 });
