@@ -17,6 +17,7 @@ import {
   SESSION_COOKIE,
   sign,
   signUpAndIn,
+  unacked,
   type SignedInUser,
 } from './harness';
 
@@ -208,7 +209,8 @@ describe('accounts and keys through the dashboard endpoints', () => {
     expect(another.status).toBe(200);
     await another.arrayBuffer();
     await expect.poll(used, { timeout: 10_000 }).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // And nothing more once the key service has handled every record event published so far.
+    await expect.poll(() => unacked('key-count-documents'), { timeout: 10_000 }).toBe(0);
     expect(await used()).toBe(2);
   });
 

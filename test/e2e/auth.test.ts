@@ -46,8 +46,8 @@ describe('authentication', () => {
     const account = await createAccount('business');
     expect((await sign(account.apiKey, form)).status).toBe(200);
     await revokeKey(account.keyId);
-    // Revocation is an event every gateway hears; give it the few milliseconds a message takes.
-    await new Promise((r) => setTimeout(r, 100));
+    // Revocation is an event every gateway hears: wait for the few milliseconds a message takes.
+    await expect.poll(async () => (await documents(auth(account.apiKey))).status).toBe(401);
     const res = await sign(account.apiKey, form);
     expect(res.status).toBe(401);
     expect((await documents(auth(account.apiKey))).status).toBe(401);
@@ -59,8 +59,8 @@ describe('authentication', () => {
     const { AccountPlanSet } = await import('@esign/contracts');
     const { operatorBus } = await import('./harness');
     await (await operatorBus()).request(AccountPlanSet, { email: account.email, plan: 'free' });
-    // The change is an event every gateway hears; give it the few milliseconds a message takes.
-    await new Promise((r) => setTimeout(r, 100));
+    // The change is an event every gateway hears: wait for the few milliseconds a message takes.
+    await expect.poll(async () => (await documents(auth(account.apiKey))).status).toBe(403);
     const res = await documents(auth(account.apiKey));
     expect(res.status).toBe(403);
     expect(await errorOf(res)).toMatch(/free plan/);
@@ -72,8 +72,7 @@ describe('authentication', () => {
     const { operatorBus } = await import('./harness');
     const second = await (await operatorBus()).request(KeyCreate, { email: first.email });
     await revokeKey(first.keyId);
-    await new Promise((r) => setTimeout(r, 100));
-    expect((await documents(auth(first.apiKey))).status).toBe(401);
+    await expect.poll(async () => (await documents(auth(first.apiKey))).status).toBe(401);
     expect((await documents(auth(second.apiKey))).status).toBe(200);
   });
 

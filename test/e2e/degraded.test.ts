@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBlobStore } from '@esign/blob';
 import { connectBus, type Bus } from '@esign/bus';
-import { KeyCreate, KeyRevoke } from '@esign/contracts';
+import { KeyCreate, KeyRevoke, RequestsCounted } from '@esign/contracts';
 import type { RunningStack } from '@esign/stack';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { createLogger } from '@esign/telemetry';
@@ -57,7 +57,10 @@ afterAll(async () => {
   await test?.stop();
 });
 
-/** Rate-limit windows are whole clock minutes: start a short sequence well inside one. */
+/**
+ * Rate-limit windows are whole clock minutes: start a short sequence well inside one (a wait on the
+ * wall clock on purpose: the window under test is tied to it).
+ */
 const awayFromMinuteBoundary = async () => {
   const intoMinute = Date.now() % 60_000;
   if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 500));
@@ -127,12 +130,17 @@ describe('when parts of the system are down or overloaded', () => {
       expect(res.status).toBe(503); // authenticated (and now cached); the list itself has no service here
     }
     await bus.request(KeyRevoke, { keyId: key.keyId });
-    await new Promise((r) => setTimeout(r, 100));
+    // Each replica hears the revocation within the few milliseconds a message takes.
     for (const gw of [stack.gatewayUrl, replica.gatewayUrl]) {
-      const res = await fetch(`${gw}/api/v1/documents`, {
-        headers: { Authorization: `Bearer ${key.apiKey}` },
-      });
-      expect(res.status).toBe(401);
+      await expect
+        .poll(async () => {
+          const res = await fetch(`${gw}/api/v1/documents`, {
+            headers: { Authorization: `Bearer ${key.apiKey}` },
+          });
+          await res.arrayBuffer();
+          return res.status;
+        })
+        .toBe(401);
     }
   });
 
@@ -160,7 +168,14 @@ describe('when parts of the system are down or overloaded', () => {
   });
   it('holds one rate limit across gateway replicas', async () => {
     await awayFromMinuteBoundary();
-    const { apiKey } = await newKey();
+    const { apiKey, keyId } = await newKey();
+    // Each replica tells the others on the bus what it counted (every 50 ms here): once this test's
+    // subscriber has heard a count, the other replica has been sent it too.
+    const heardHits: number[] = [];
+    bus.subscribe(RequestsCounted, (counted) => {
+      heardHits.push(counted.hits[`key:${keyId}`] ?? 0);
+    });
+    const heard = (hits: number) => expect.poll(() => heardHits.reduce((a, b) => a + b, 0)).toBe(hits);
     const get = (gateway: RunningStack) =>
       fetch(`${gateway.gatewayUrl}/api/v1/documents`, {
         headers: { Authorization: `Bearer ${apiKey}` },
@@ -168,11 +183,10 @@ describe('when parts of the system are down or overloaded', () => {
         await res.arrayBuffer();
         return res.status;
       });
-    const heard = () => new Promise((r) => setTimeout(r, 300));
     const first = [await get(stack), await get(stack), await get(stack)];
-    await heard();
+    await heard(3);
     const second = [await get(replica), await get(replica)];
-    await heard();
+    await heard(5);
     // Five requests in all: the limit. The sixth is refused whichever replica it reaches.
     expect([...first, ...second].filter((s) => s === 429)).toEqual([]);
     expect(await get(stack)).toBe(429);

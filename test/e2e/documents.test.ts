@@ -45,6 +45,7 @@ beforeAll(async () => {
       fileName,
       signedAt: res.headers.get('x-signed-at') ?? '',
     });
+    // Kept on purpose: distinct signing times (milliseconds apart), so sorting by signed_at has one order.
     await new Promise((r) => setTimeout(r, 15));
   }
   await sign(other.apiKey, {

@@ -3,6 +3,7 @@ import { createBlobStore, type BlobStore } from '@esign/blob';
 import { connectBus, type Bus } from '@esign/bus';
 import { KeyCreate, KeyRevoke, type TPlan } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
+import { unackedMessages } from '@esign/testing';
 
 const stack = inject('stack');
 
@@ -22,6 +23,14 @@ export const operatorBus = (): Promise<Bus> =>
     logger: createLogger({ service: 'e2e', level: 'error' }),
     timeoutMs: 10_000,
   }));
+
+/**
+ * Messages the stack's durable consumers (`mailer-signing-requested`, `webhook-document-signed`, …)
+ * have not acked yet: 0 once they have handled every event published so far. Wait for it before
+ * asserting that something did *not* happen.
+ */
+export const unacked = async (...durables: string[]): Promise<number> =>
+  unackedMessages(await operatorBus(), ...durables);
 
 export interface TestAccount {
   apiKey: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'nats';
-import { inject } from 'vitest';
+import { inject, vi } from 'vitest';
 import { readMailDirectory } from '@esign/testing';
 import { auth, baseUrl, signForm } from './harness';
 
@@ -36,24 +36,24 @@ export const mailTo = async (address: string, subject?: RegExp): Promise<Mail[]>
   );
 
 /** Waits until `count` emails to `address` (with a matching subject) have arrived. */
-export const waitForMail = async (
+export const waitForMail = (
   address: string,
   subject?: RegExp,
   count = 1,
   timeoutMs = 20_000,
-): Promise<Mail[]> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await mailTo(address, subject);
-    if (found.length >= count) return found;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${found.length} of ${count} emails to ${address} ${subject ?? ''} within ${timeoutMs} ms`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-};
+): Promise<Mail[]> =>
+  vi.waitFor(
+    async () => {
+      const found = await mailTo(address, subject);
+      if (found.length < count) {
+        throw new Error(
+          `${found.length} of ${count} emails to ${address} ${subject ?? ''} within ${timeoutMs} ms`,
+        );
+      }
+      return found;
+    },
+    { timeout: timeoutMs, interval: 150 },
+  );
 
 /** The signing link in an email: `<gateway>/s/<token>`. */
 export const linkIn = (mail: Mail | undefined): { url: string; token: string } => {
@@ -122,13 +122,22 @@ export const waitForStatus = async (
   predicate: (status: Record<string, unknown>) => boolean,
   timeoutMs = 15_000,
 ): Promise<Record<string, unknown>> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await statusOf(apiKey, id);
-    if (predicate(status)) return status;
-    if (Date.now() > deadline) throw new Error(`status still ${JSON.stringify(status)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  // A status call that fails ends the wait at once (it is not retried as a status not yet reached).
+  const outcome = await vi.waitFor(
+    async () => {
+      const reply = await statusOf(apiKey, id).then(
+        (status) => ({ status }),
+        (err: unknown) => ({ err }),
+      );
+      if ('status' in reply && !predicate(reply.status)) {
+        throw new Error(`status still ${JSON.stringify(reply.status)}`);
+      }
+      return reply;
+    },
+    { timeout: timeoutMs, interval: 200 },
+  );
+  if ('err' in outcome) throw outcome.err;
+  return outcome.status;
 };
 
 /** The page's JSON calls, as its script makes them (token in X-Signing-Token). */

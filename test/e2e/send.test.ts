@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { inkAt, makeLargePdf, makePdf, pdfSig, renderPage, runPdfTool } from '@esign/testing';
 import { EsignClient } from '../../libs/sdk/src/index.js';
-import { auth, baseUrl, createAccount, errorOf, type TestAccount } from './harness';
+import { auth, baseUrl, createAccount, errorOf, unacked, type TestAccount } from './harness';
 import {
   linkIn,
   mailTo,
@@ -209,11 +209,10 @@ describe('send for signing, end to end', () => {
     expect(sha256(new Uint8Array(attachment.content))).toBe(signed.fileHash);
     const senderCopies = async () =>
       (await mailTo(business.email, /^Signed:/)).filter((m) => m.text.includes(sent.auditId));
-    const deadline = Date.now() + 15_000;
-    while ((await senderCopies()).length === 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 150));
-    // Each party gets the signed PDF exactly once.
-    await new Promise((r) => setTimeout(r, 1000));
+    await expect.poll(async () => (await senderCopies()).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    // Each party gets the signed PDF exactly once: asserted once the mailer has handled every
+    // completed event published so far.
+    await expect.poll(() => unacked('mailer-signing-completed'), { timeout: 15_000 }).toBe(0);
     const senderMail = await senderCopies();
     expect(senderMail).toHaveLength(1);
     expect(sha256(new Uint8Array(senderMail[0]?.parsed.attachments[0]?.content ?? []))).toBe(signed.fileHash);
@@ -373,7 +372,12 @@ describe('POST /api/v1/send', () => {
     });
     expect(other.status).toBe(409);
     await waitForMail(recipient, /^Please sign/);
-    await new Promise((r) => setTimeout(r, 1500));
+    // A later send's email means the outbox (which publishes in order) has published every request
+    // before it; then, with nothing unacked, the mailer has handled them all.
+    const later = newRecipient();
+    expect((await send(business.apiKey, { pdf, recipientEmail: later })).status).toBe(201);
+    await waitForMail(later, /^Please sign/);
+    await expect.poll(() => unacked('mailer-signing-requested'), { timeout: 15_000 }).toBe(0);
     expect(await waitForMail(recipient, /^Please sign/)).toHaveLength(1);
   });
 
@@ -523,9 +527,7 @@ describe('links that end', () => {
       (await stackLog())
         .split('\n')
         .some((line) => line.includes('email already handled') && line.includes(sent.sendId));
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && !(await handledAgain())) await new Promise((r) => setTimeout(r, 200));
-    expect(await handledAgain()).toBe(true);
+    await expect.poll(handledAgain, { timeout: 10_000, interval: 200 }).toBe(true);
     expect(await mailTo(recipient, /^Please sign/)).toHaveLength(1);
     expect((await fetch(link.url)).status).toBe(200);
   });

@@ -9,7 +9,17 @@ import {
   type ReceivedWebhook,
   type WebhookReceiver,
 } from '@esign/testing';
-import { auth, baseUrl, createAccount, dataUri, errorOf, jsonInit, sign, type TestAccount } from './harness';
+import {
+  auth,
+  baseUrl,
+  createAccount,
+  dataUri,
+  errorOf,
+  jsonInit,
+  sign,
+  unacked,
+  type TestAccount,
+} from './harness';
 import { linkIn, newRecipient, pageCall, send, waitForMail, type SendResult } from './send-harness';
 
 // The shared stack runs the webhook service with WEBHOOK_ALLOW_NETWORKS=127.0.0.3/32 (receivers here
@@ -85,8 +95,14 @@ describe('webhooks end to end', () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
     // No file bytes, no token-looking field.
     expect(hit?.body.length).toBeLessThan(2000);
-    // Once.
-    await new Promise((res) => setTimeout(res, 1000));
+    // Once: asserted when the event has been consumed and its delivery has settled, so nothing more can come.
+    await expect.poll(() => unacked('webhook-document-signed')).toBe(0);
+    await expect
+      .poll(async () => {
+        const { deliveries } = await client.listWebhookDeliveries(created.webhook.id);
+        return deliveries.find((d) => d.eventId === event.id)?.status;
+      })
+      .toBe('succeeded');
     expect(r.received.filter((h) => h.body.includes(auditId))).toHaveLength(1);
 
     // The delivery log shows it, and a replay sends it again with the same webhook-id.
@@ -253,7 +269,15 @@ describe('webhooks end to end', () => {
     });
     expect(answer.status).toBe(200);
     await r.waitFor(3, (h) => h.body.includes(signed.sent.auditId));
-    await new Promise((res) => setTimeout(res, 1000));
+    // Once each: asserted when every event has been consumed and the three deliveries have settled.
+    await expect
+      .poll(() => unacked('webhook-signing-viewed', 'webhook-signing-completed', 'webhook-document-signed'))
+      .toBe(0);
+    await expect
+      .poll(async () =>
+        (await esign.listWebhookDeliveries(created.webhook.id)).deliveries.map((d) => d.status),
+      )
+      .toEqual(['succeeded', 'succeeded', 'succeeded']);
     const events = eventsOf(signed.sent.auditId);
     expect(events.map((e) => e.type).sort()).toEqual([
       'document.signed',

@@ -71,7 +71,8 @@ describe('a job past its budget', () => {
     const normalPdf = await makePdf();
     const started = performance.now();
     const heavyOutcome = timed(sut.signError(heavy));
-    // The heavy job is on its worker by now (upload + fetch of 18 MB: well under this).
+    // The heavy job is on its worker by now (upload + fetch of 18 MB: well under this). Kept as a
+    // wait on time: nothing outside the service tells when a worker has taken a job.
     await new Promise((resolve) => setTimeout(resolve, 400));
     const normal = await timed(sut.sign(normalPdf));
     const normalDoneAt = performance.now() - started;
@@ -123,6 +124,7 @@ describe('pdf.inspect on the signing workers', () => {
     const normalPdf = await makePdf();
     const started = performance.now();
     const heavyOutcome = timed(sut.inspect(heavy));
+    // The heavy inspection is on its worker by now, as above (no signal outside the service says so).
     await new Promise((resolve) => setTimeout(resolve, 400));
     const normal = await timed(sut.sign(normalPdf));
     const normalDoneAt = performance.now() - started;
