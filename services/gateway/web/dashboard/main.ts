@@ -17,7 +17,7 @@ import { renderKeys } from './views/keys';
 import { renderPlan } from './views/plan';
 import { renderSent } from './views/sent';
 import { renderSign } from './views/sign';
-import { renderWebhooks } from './views/webhooks';
+import { renderWebhooks } from './views/webhooks/index';
 
 const PUBLIC_VIEWS: Record<string, { title: string; render: View }> = {
   'sign-in': { title: 'Sign in', render: renderSignIn },

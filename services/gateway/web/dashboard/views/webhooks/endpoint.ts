@@ -1,215 +1,11 @@
-import { MAX_WEBHOOK_URL_LENGTH } from '@esign/contracts/constants';
-import { answerOf } from '../../shared/http';
-import {
-  client,
-  WEBHOOK_EVENT_TYPES,
-  type Webhook,
-  type WebhookDelivery,
-  type WebhookEventType,
-} from '../api';
-import { h } from '../../shared/dom';
-import { field, formatTime, message } from '../ui';
-import type { ViewContext } from '../context';
-import { hashOf, navigate } from '../router';
-import { confirmDialog, oneTimeSecretPanel } from './dialogs';
-
-// Webhooks in the dashboard: the same endpoints as /api/v1/webhooks, through /api/webhooks with the
-// session. Open to every plan (see the README): the events come from the dashboard's own signing and
-// from signing links as well as from the API.
-
-const EVENT_HINTS: Record<WebhookEventType, string> = {
-  'document.signed': 'every signature (API, dashboard or signing link)',
-  'signing.viewed': 'a recipient opened a signing request',
-  'signing.completed': 'a recipient signed',
-  'signing.declined': 'a recipient declined',
-  'signing.expired': 'a signing request expired unsigned',
-};
-
-/** Why an endpoint is disabled, in words. */
-export const disabledText = (webhook: Webhook): string => {
-  const since = webhook.disabledAt ? ` (since ${formatTime(webhook.disabledAt)})` : '';
-  switch (webhook.disabledReason) {
-    case 'gone':
-      return `Disabled: the receiver answered 410 Gone${since}`;
-    case 'failing':
-      return `Disabled: every delivery failed for 5 days${since}`;
-    default:
-      return `Disabled by you${since}`;
-  }
-};
-
-const statusBadge = (webhook: Webhook): HTMLElement =>
-  webhook.enabled
-    ? h(
-        'span',
-        { class: `badge ${webhook.failingSince ? 'warning' : 'active'}` },
-        webhook.failingSince ? `Enabled, failing since ${formatTime(webhook.failingSince)}` : 'Enabled',
-      )
-    : h('span', { class: 'badge revoked' }, disabledText(webhook));
-
-/** A one-time flash message carried to the next view (after a delete). */
-let flash = '';
-
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-export const renderWebhooks = async (context: ViewContext): Promise<void> => {
-  if (context.route.param) {
-    await renderWebhook(context, context.route.param);
-    return;
-  }
-  const { main } = context;
-  const status = h('div', { class: 'form-status' });
-  if (flash) {
-    status.append(message('success', flash));
-    flash = '';
-  }
-  const oneTime = h('div', {});
-  const list = h('div', { class: 'webhook-list' });
-  const url = h('input', {
-    type: 'text',
-    name: 'url',
-    inputmode: 'url',
-    autocomplete: 'off',
-    spellcheck: 'false',
-    maxlength: MAX_WEBHOOK_URL_LENGTH,
-    required: true,
-    placeholder: 'https://example.com/esign/webhooks',
-  });
-  const description = h('input', { type: 'text', name: 'description', maxlength: 200, autocomplete: 'off' });
-  const boxes = WEBHOOK_EVENT_TYPES.map((type) => {
-    const box = h('input', { type: 'checkbox', name: 'eventTypes', value: type, checked: true });
-    return { type, box };
-  });
-  const events = h(
-    'fieldset',
-    { class: 'checkboxes' },
-    h('legend', {}, 'Events to send'),
-    ...boxes.map(({ type, box }) =>
-      h('label', {}, box, ' ', h('code', {}, type), h('span', { class: 'hint' }, ` — ${EVENT_HINTS[type]}`)),
-    ),
-  );
-  const create = h('button', { type: 'submit' }, 'Add endpoint');
-  const form = h(
-    'form',
-    { class: 'card inline-form', 'aria-labelledby': 'create-title', novalidate: true },
-    h('h2', { id: 'create-title' }, 'Add an endpoint'),
-    field('Endpoint URL', url, 'Where we POST the events: an https URL of your server.'),
-    field('Description', description, 'What it is for (optional).'),
-    events,
-    h('div', { class: 'actions' }, create),
-  );
-
-  main.append(
-    h('h1', {}, 'Webhooks'),
-    h(
-      'p',
-      {},
-      'We POST each event to your endpoints as JSON, signed with the Standard Webhooks scheme (headers webhook-id, webhook-timestamp, webhook-signature), and retry failures for about three days. Verify with the signing secret shown when you add an endpoint, e.g. with the standardwebhooks package.',
-    ),
-    status,
-    oneTime,
-    list,
-    form,
-  );
-
-  const refresh = async (): Promise<void> => {
-    const { webhooks } = await answerOf(client.GET('/api/webhooks'));
-    if (webhooks.length === 0) {
-      list.replaceChildren(h('p', { class: 'empty' }, 'No endpoints yet.'));
-      return;
-    }
-    list.replaceChildren(
-      h(
-        'table',
-        { class: 'responsive' },
-        h('caption', {}, 'Your endpoints, newest first'),
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ...['Endpoint', 'Events', 'Status', 'Created'].map((title) => h('th', { scope: 'col' }, title)),
-          ),
-        ),
-        h(
-          'tbody',
-          {},
-          ...webhooks.map((webhook) =>
-            h(
-              'tr',
-              { 'data-webhook-id': webhook.id },
-              h(
-                'td',
-                { 'data-label': 'Endpoint' },
-                h(
-                  'div',
-                  {},
-                  h('a', { href: hashOf(`webhooks/${webhook.id}`), class: 'mono' }, webhook.url),
-                  webhook.description ? h('div', { class: 'hint' }, webhook.description) : null,
-                ),
-              ),
-              h('td', { 'data-label': 'Events' }, webhook.eventTypes.join(', ')),
-              h('td', { 'data-label': 'Status' }, statusBadge(webhook)),
-              h('td', { 'data-label': 'Created' }, formatTime(webhook.createdAt)),
-            ),
-          ),
-        ),
-      ),
-    );
-  };
-
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const chosen = boxes.filter(({ box }) => box.checked).map(({ type }) => type);
-    if (!url.value.trim()) {
-      status.replaceChildren(message('error', 'Give the URL of your endpoint.'));
-      url.focus();
-      return;
-    }
-    if (chosen.length === 0) {
-      status.replaceChildren(message('error', 'Choose at least one event.'));
-      boxes[0]?.box.focus();
-      return;
-    }
-    create.disabled = true;
-    status.replaceChildren();
-    const about = description.value.trim();
-    answerOf(
-      client.POST('/api/webhooks', {
-        body: { url: url.value.trim(), eventTypes: chosen, ...(about ? { description: about } : {}) },
-      }),
-    )
-      .then(async (created) => {
-        url.value = '';
-        description.value = '';
-        const panel = oneTimeSecretPanel({
-          title: `New endpoint: ${created.webhook.url}`,
-          label: 'Signing secret',
-          value: created.secret,
-          copyLabel: 'Copy secret',
-          note: 'Copy this signing secret now and give it to your receiver: it verifies our signatures with it. It is shown only this once; you can rotate it later.',
-          onDone: () => {
-            panel.remove();
-            list.querySelector('a')?.focus();
-          },
-        });
-        oneTime.replaceChildren(panel);
-        panel.querySelector('input')?.focus();
-        panel.querySelector('input')?.select();
-        await refresh();
-      })
-      .catch((err: unknown) => {
-        status.replaceChildren(message('error', errorText(err)));
-        url.focus();
-      })
-      .finally(() => {
-        create.disabled = false;
-      });
-  });
-
-  await refresh();
-};
+import { answerOf } from '../../../shared/http';
+import { h } from '../../../shared/dom';
+import { client, type Webhook, type WebhookDelivery } from '../../api';
+import type { ViewContext } from '../../context';
+import { navigate } from '../../router';
+import { field, formatTime, message } from '../../ui';
+import { confirmDialog, oneTimeSecretPanel } from '../dialogs';
+import { errorText, setFlash, statusBadge } from './shared';
 
 const attemptText = (delivery: WebhookDelivery): string => {
   const last = delivery.attemptLog.at(-1);
@@ -294,7 +90,8 @@ const deliveryRow = (
   );
 };
 
-const renderWebhook = async (context: ViewContext, id: string): Promise<void> => {
+/** One endpoint: its settings, its delivery log, and what can be done with it. */
+export const renderWebhook = async (context: ViewContext, id: string): Promise<void> => {
   const { main } = context;
   const title = h('h1', {}, 'Webhook endpoint');
   const status = h('div', { class: 'form-status' });
@@ -501,7 +298,7 @@ const renderWebhook = async (context: ViewContext, id: string): Promise<void> =>
       for (const timer of timers.splice(0)) clearTimeout(timer);
       try {
         await answerOf(client.DELETE('/api/webhooks/{webhookId}', { params: { path: { webhookId: id } } }));
-        flash = `The endpoint ${webhook?.url ?? ''} is deleted.`;
+        setFlash(`The endpoint ${webhook?.url ?? ''} is deleted.`);
         navigate('#/webhooks');
       } catch (err) {
         fail(err);
