@@ -30,8 +30,8 @@ describe('createDatabase', () => {
       await database.setAvailable(true);
       await expect(sut.pool.query('select 1 as ok')).resolves.toMatchObject({ rows: [{ ok: 1 }] });
       expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
-        'warn database unavailable',
-        'info database available again',
+        'warn dependency unavailable',
+        'info dependency available again',
       ]);
     } finally {
       await database.setAvailable(true);

@@ -24,12 +24,13 @@ describe('createOutageLog', () => {
     expect(lines).toEqual([
       expect.objectContaining({
         level: 'warn',
-        msg: 'database unavailable',
+        msg: 'dependency unavailable',
+        dependency: 'database',
         error: 'Connection terminated unexpectedly',
       }),
       expect.objectContaining({
         level: 'info',
-        msg: 'database available again',
+        msg: 'dependency available again',
         outageMs: 2500,
         failures: 100,
       }),

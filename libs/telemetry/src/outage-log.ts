@@ -16,7 +16,7 @@ export interface OutageLog {
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** The outage log of one dependency (`dependency` names it in both lines). */
+/** The outage log of one dependency (`dependency` names it in both lines: `dependency unavailable`, `dependency available again`). */
 export const createOutageLog = (options: {
   logger: Logger;
   dependency: string;
@@ -31,7 +31,7 @@ export const createOutageLog = (options: {
       failures += 1;
       if (since !== undefined) return;
       since = now();
-      options.logger.warn(`${options.dependency} unavailable`, {
+      options.logger.warn('dependency unavailable', {
         dependency: options.dependency,
         error: messageOf(err),
         ...fields,
@@ -39,7 +39,7 @@ export const createOutageLog = (options: {
     },
     up() {
       if (since === undefined) return;
-      options.logger.info(`${options.dependency} available again`, {
+      options.logger.info('dependency available again', {
         dependency: options.dependency,
         outageMs: now() - since,
         failures,
