@@ -18,7 +18,7 @@ import {
   type EventContract,
   type RequestContract,
 } from '@esign/contracts';
-import type { Logger } from '@esign/telemetry';
+import { createOutageLog, type Logger, type OutageLog } from '@esign/telemetry';
 import type { z } from 'zod';
 import { decodeJson, encodeJson, errorEnvelope, invalidArgument, okEnvelope, ZEnvelope } from './envelope';
 import { extractTraceContext, injectTraceContext } from './trace-context';
@@ -142,6 +142,39 @@ const failSpan = (span: Span, err: unknown) => {
   if (err instanceof Error) span.recordException(err);
 };
 
+/** Outages met by the requests of one `serve`, by the description `unavailable` gave them. */
+interface RequestOutages {
+  down(description: string, subject: string, err: unknown): void;
+  /** A request of `subject` succeeded: it ends the outages it had met. */
+  up(subject: string): void;
+}
+
+/**
+ * An outage ends when a request of a subject that met it succeeds: a subject that does not use the
+ * dependency would otherwise end it at once and start it again with the next failure.
+ */
+const requestOutages = (logger: Logger): RequestOutages => {
+  const outages = new Map<string, { log: OutageLog; subjects: Set<string> }>();
+  return {
+    down(description, subject, err) {
+      let outage = outages.get(description);
+      if (!outage) {
+        outage = { log: createOutageLog({ logger, dependency: description }), subjects: new Set() };
+        outages.set(description, outage);
+      }
+      outage.subjects.add(subject);
+      outage.log.down(err, { subject });
+    },
+    up(subject) {
+      for (const outage of outages.values()) {
+        if (!outage.subjects.has(subject)) continue;
+        outage.subjects.clear();
+        outage.log.up();
+      }
+    },
+  };
+};
+
 export const connectBus = async (options: BusOptions): Promise<Bus> => {
   const { prefix, logger } = options;
   const nc = await connect({
@@ -186,7 +219,8 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
   const handleMessage = async (
     ep: Endpoint,
     msg: Msg,
-    unavailable?: (err: unknown) => string | undefined,
+    unavailable: ((err: unknown) => string | undefined) | undefined,
+    outages: RequestOutages,
   ): Promise<void> => {
     const subject = ep.contract.subject;
     const parent = extractTraceContext(msg.headers);
@@ -203,6 +237,7 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
           if (!parsed.success) throw invalidArgument(parsed.error);
           const result = await ep.handle(parsed.data, { logger, subject });
           msg.respond(okEnvelope(ep.contract.reply.parse(result)));
+          outages.up(subject);
         } catch (err) {
           if (err instanceof ServiceError) {
             if (err.code === 'internal' || err.code === 'unavailable') failSpan(span, err);
@@ -211,7 +246,8 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
             failSpan(span, err);
             const down = unavailable?.(err);
             if (down !== undefined) {
-              logger.warn('dependency unavailable', { subject, err });
+              // One line per outage, not one warning with its stack per request that met it.
+              outages.down(down, subject, err);
               msg.respond(errorEnvelope({ code: 'unavailable', message: down }));
             } else {
               logger.error('handler failed', { subject, err });
@@ -302,11 +338,12 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
       const handle = async (ep: Endpoint, msg: Msg) => {
         await turn();
         try {
-          await handleMessage(ep, msg, unavailable);
+          await handleMessage(ep, msg, unavailable, outages);
         } finally {
           done();
         }
       };
+      const outages = requestOutages(logger);
       services.push(srv);
       for (const ep of endpoints) {
         srv.addEndpoint(ep.contract.subject.replace(/\./g, '-'), {

@@ -2,11 +2,13 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { isConnectionError } from '@esign/contracts';
-import { inNewTrace } from '@esign/telemetry';
+import { createOutageLog, inNewTrace, type Logger, type OutageLog } from '@esign/telemetry';
 
 export interface Database<S extends Record<string, unknown>> {
   readonly pool: pg.Pool;
   readonly db: NodePgDatabase<S>;
+  /** The database's outage log: lost connections open an outage, the next new connection closes it. */
+  readonly outage: OutageLog;
   /** True when a trivial query answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -20,6 +22,8 @@ export const createDatabase = <S extends Record<string, unknown>>(options: {
   applicationName: string;
   /** Told about connections the server dropped while idle (restart, failover); the pool replaces them. */
   onIdleError?: (err: Error) => void;
+  /** Where the outage log writes (one line when connections are lost, one when a new one is made). */
+  logger?: Logger;
   /** How long to wait for a connection (default 5 s). */
   connectTimeoutMs?: number;
 }): Database<S> => {
@@ -31,12 +35,29 @@ export const createDatabase = <S extends Record<string, unknown>>(options: {
     // gives up (pg waits forever by default).
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
   });
+  const outage = createOutageLog({
+    logger: options.logger ?? silentLogger,
+    dependency: 'database',
+  });
   // Without a listener, an idle connection the server terminates would crash the process.
-  pool.on('error', (err) => options.onIdleError?.(err));
+  pool.on('error', (err) => {
+    outage.down(err);
+    options.onIdleError?.(err);
+  });
+  // The pool listens for errors only on idle connections: a checked-out one (a transaction, a sweep's
+  // advisory-lock session, the migration) whose socket the server resets emits `error` with no
+  // listener, and that ends the process (issue 27: document-store died at each Postgres restart).
+  // Every connection gets a listener for its whole life; the query in flight is rejected anyway, and
+  // the pool drops a connection that is no longer queryable when it is released.
+  pool.on('connect', (client) => {
+    outage.up();
+    client.on('error', (err) => outage.down(err));
+  });
   const db = drizzle(pool, { schema: options.schema });
   return {
     pool,
     db,
+    outage,
     async ping() {
       try {
         await pool.query('select 1');
@@ -47,6 +68,14 @@ export const createDatabase = <S extends Record<string, unknown>>(options: {
     },
     close: () => pool.end(),
   };
+};
+
+const silentLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => silentLogger,
 };
 
 /** An index to build with CREATE INDEX CONCURRENTLY once the migrations are applied. */

@@ -4,3 +4,4 @@ export * from './shutdown';
 export * from './run-service';
 export * from './background';
 export * from './start-service';
+export * from './outage-log';

@@ -88,6 +88,7 @@ export const startDocumentStore = (
         schema,
         max: config.DB_POOL_MAX,
         applicationName: 'document-store',
+        logger,
         schemaName: 'documents',
         migrationsFolder: MIGRATIONS_FOLDER,
         concurrentIndexes: CONCURRENT_INDEXES,

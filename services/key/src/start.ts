@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { busOptionsFrom, busResource } from '@esign/bus';
 import { AccountPlanChanged, DocumentSigned, KeyRevoked } from '@esign/contracts';
-import { databaseUnavailable, migratedDatabase } from '@esign/db';
+import { databaseUnavailable, isDatabaseDown, migratedDatabase } from '@esign/db';
 import {
   createLogger,
+  createOutageLog,
   healthServer,
   startService,
   untraced,
@@ -69,6 +70,7 @@ export const startKeyService = (
         schema,
         max: config.DB_POOL_MAX,
         applicationName: 'key',
+        logger,
         schemaName: 'key',
         migrationsFolder: MIGRATIONS_FOLDER,
       }),
@@ -131,6 +133,8 @@ const purgeExpired = (options: {
   name: 'purge of expired sessions',
   start: () => {
     const { deps, logger } = options;
+    // Failing every interval while the database is away is one outage, not a warning a run.
+    const outage = createOutageLog({ logger, dependency: 'database (purge of expired sessions)' });
     const timer = setInterval(() => {
       untraced(() =>
         deps.sessions.purgeExpired({
@@ -140,8 +144,14 @@ const purgeExpired = (options: {
           linkWindowMs: deps.config.SIGN_IN_LINK_WINDOW_MS,
         }),
       ).then(
-        (purged) => logger.debug('purged expired sessions', purged),
-        (err: unknown) => logger.warn('purge of expired sessions failed', { err }),
+        (purged) => {
+          outage.up();
+          logger.debug('purged expired sessions', purged);
+        },
+        (err: unknown) => {
+          if (isDatabaseDown(err)) outage.down(err);
+          else logger.warn('purge of expired sessions failed', { err });
+        },
       );
     }, options.intervalMs);
     timer.unref();

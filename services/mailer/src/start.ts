@@ -57,7 +57,7 @@ export const startMailerService = (
         schema,
         max: config.DB_POOL_MAX,
         applicationName: 'mailer',
-        onIdleError: (err) => logger.warn('idle database connection lost', { err }),
+        logger,
         schemaName: 'mailer',
         migrationsFolder: MIGRATIONS_FOLDER,
       }),

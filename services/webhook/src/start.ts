@@ -79,7 +79,7 @@ export const startWebhookService = (
         schema,
         max: config.DB_POOL_MAX,
         applicationName: 'webhook',
-        onIdleError: (err) => logger.warn('idle database connection lost', { err }),
+        logger,
         schemaName: 'webhook',
         migrationsFolder: MIGRATIONS_FOLDER,
       }),

@@ -1,4 +1,5 @@
-import { inNewTrace, untraced, type Logger } from '@esign/telemetry';
+import { isDatabaseDown } from '@esign/db';
+import { createOutageLog, inNewTrace, untraced, type Logger } from '@esign/telemetry';
 import type { OutboxRepository, TBatchOutcome, TOutboxRow } from './outbox-repository';
 
 /** The running relay. */
@@ -34,6 +35,8 @@ export const startOutboxRelay = (options: {
   let again = false;
   let stopped = false;
   let failing = false;
+  // The database away fails every pass until it is back: one line when it goes, one when it is back.
+  const outage = createOutageLog({ logger, dependency: 'database (outbox relay)' });
 
   const drain = async (): Promise<void> => {
     for (;;) {
@@ -51,6 +54,7 @@ export const startOutboxRelay = (options: {
             ),
         }),
       );
+      outage.up();
       if (pass.published > 0) logger.debug('outbox rows published', { count: pass.published });
       if (pass.failure !== undefined) {
         // Logged when the relay starts failing and when it recovers, not on every poll.
@@ -69,6 +73,7 @@ export const startOutboxRelay = (options: {
     again = false;
     running = drain()
       .catch((err: unknown) => {
+        if (isDatabaseDown(err)) return outage.down(err);
         if (!failing) logger.error('outbox relay pass failed; will retry', { err });
         failing = true;
       })

@@ -1,5 +1,6 @@
 import type { BlobStore } from '@esign/blob';
-import type { Logger } from '@esign/telemetry';
+import { isDatabaseDown } from '@esign/db';
+import { createOutageLog, type Logger } from '@esign/telemetry';
 import type pg from 'pg';
 
 /** Where the signer writes signed PDFs: `signed/<accountId>/<auditId>.pdf`. */
@@ -106,19 +107,23 @@ export const startSignedSweep = (options: {
   /** Names the sweep in its log lines. */
   label?: string;
 }): { stop(): Promise<void> } => {
+  const label = options.label ?? 'signed-object sweep';
   let running: Promise<void> | undefined;
   let failing = false;
+  const outage = createOutageLog({ logger: options.logger, dependency: `database (${label})` });
   const timer = setInterval(() => {
     if (running) return;
     running = options.sweep
       .runOnce(options.now?.())
       .then(() => {
-        if (failing) options.logger.info(`${options.label ?? 'signed-object sweep'} works again`);
+        outage.up();
+        if (failing) options.logger.info(`${label} works again`);
         failing = false;
       })
       .catch((err: unknown) => {
         // Logged once until it works again (storage or the database being away is not news every run).
-        if (!failing) options.logger.warn(`${options.label ?? 'signed-object sweep'} failed`, { err });
+        if (isDatabaseDown(err)) return outage.down(err);
+        if (!failing) options.logger.warn(`${label} failed`, { err });
         failing = true;
       })
       .finally(() => {

@@ -1,4 +1,5 @@
-import { inNewTrace, untraced, type Logger } from '@esign/telemetry';
+import { isDatabaseDown } from '@esign/db';
+import { createOutageLog, inNewTrace, untraced, type Logger } from '@esign/telemetry';
 import type { ClaimedDelivery, WebhookStore } from '../db/store';
 import type { Clock } from '../domain/clock';
 
@@ -28,6 +29,8 @@ export const startDeliveryLoop = (deps: {
   let running = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  // A poll fails every interval while the database is away: that is one outage, not a warning a poll.
+  const outage = createOutageLog({ logger: deps.logger, dependency: 'database (webhook delivery poll)' });
 
   const run = (claimed: ClaimedDelivery) => {
     const job: Promise<void> = inNewTrace(
@@ -59,11 +62,13 @@ export const startDeliveryLoop = (deps: {
         const free = deps.concurrency - active.size;
         if (stopped || free <= 0) break;
         const claimed = await untraced(() => deps.store.claimDue(free, deps.leaseMs, deps.now()));
+        outage.up();
         for (const c of claimed) run(c);
         if (claimed.length === free) again = true;
       } while (again && !stopped);
     } catch (err) {
-      deps.logger.warn('webhook delivery poll failed', { err });
+      if (isDatabaseDown(err)) outage.down(err);
+      else deps.logger.warn('webhook delivery poll failed', { err });
     } finally {
       running = false;
     }

@@ -1,4 +1,5 @@
-import { untraced, type Logger } from '@esign/telemetry';
+import { isDatabaseDown } from '@esign/db';
+import { createOutageLog, untraced, type Logger } from '@esign/telemetry';
 import type { WebhookStore } from '../db/store';
 
 /** Rows removed per table and sweep at most, so that one sweep never holds the tables for long. */
@@ -14,12 +15,17 @@ export const startRetentionSweep = (deps: {
   intervalMs: number;
   logger: Logger;
 }): { stop(): void } => {
+  const outage = createOutageLog({ logger: deps.logger, dependency: 'database (webhook retention sweep)' });
   const timer = setInterval(() => {
     void untraced(() => deps.store.sweep(deps.retentionDays, SWEEP_BATCH))
       .then((removed) => {
+        outage.up();
         if (removed.deliveries || removed.events) deps.logger.info('webhook retention sweep', removed);
       })
-      .catch((err: unknown) => deps.logger.warn('webhook retention sweep failed', { err }));
+      .catch((err: unknown) => {
+        if (isDatabaseDown(err)) outage.down(err);
+        else deps.logger.warn('webhook retention sweep failed', { err });
+      });
   }, deps.intervalMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
