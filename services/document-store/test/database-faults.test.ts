@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DocumentGet, DocumentRecord, DocumentSigned } from '@esign/contracts';
+import { freePort } from '@esign/stack';
 import { DeliverPolicy } from 'nats';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
@@ -19,17 +19,6 @@ import { createTestBed, recordRequest, type TestBed } from './helpers';
 
 const SERVICE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const FAULTS = 20;
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

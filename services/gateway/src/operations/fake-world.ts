@@ -1,3 +1,4 @@
+import type { TSignPdfReply } from '@esign/contracts';
 import { createLogger, type Logger } from '@esign/telemetry';
 
 /** What the typed fakes of the workflows' ports share (tests only). */
@@ -22,3 +23,16 @@ export const recordingLogger = (): { logger: Logger; infos: string[]; warnings: 
   });
   return { logger, infos, warnings };
 };
+
+/** What `pdf.sign` answers for a document of `accountId` signed as `auditId` (a fixed, plausible reply). */
+export const signedReply = (accountId: string, auditId: string): TSignPdfReply => ({
+  auditId,
+  signedAt: '2026-11-23T10:00:01.000Z',
+  signedKey: `signed/${accountId}/${auditId}.pdf`,
+  signedFileName: 'contract-signed.pdf',
+  fileHash: `sha256:${'a'.repeat(64)}`,
+  originalHash: `sha256:${'b'.repeat(64)}`,
+  size: 1234,
+  pageCount: 2,
+  events: [],
+});

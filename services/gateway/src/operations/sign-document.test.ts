@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError, type TSignPdfReply } from '@esign/contracts';
+import { ServiceError } from '@esign/contracts';
+import { signedReply } from './fake-world';
 import { fakeSigningPorts } from './fake-signing-ports';
 import type { TEarlierDocument } from './ports';
 import { signDocument, type SignDocumentInput } from './sign-document';
@@ -15,17 +16,7 @@ const input: SignDocumentInput = {
   signer: { name: 'Ada', email: 'ada@example.com', ipAddress: '203.0.113.9', userAgent: 'curl/8' },
   receivedAt: '2026-11-23T10:00:00.000Z',
 };
-const signed: TSignPdfReply = {
-  auditId: 'ESG-AAAA-BBBB-CCCC',
-  signedAt: '2026-11-23T10:00:01.000Z',
-  signedKey: `signed/${ACCOUNT}/ESG-AAAA-BBBB-CCCC.pdf`,
-  signedFileName: 'contract-signed.pdf',
-  fileHash: `sha256:${'a'.repeat(64)}`,
-  originalHash: `sha256:${'b'.repeat(64)}`,
-  size: 1234,
-  pageCount: 2,
-  events: [],
-};
+const signed = signedReply(ACCOUNT, 'ESG-AAAA-BBBB-CCCC');
 const earlier: TEarlierDocument = {
   auditId: 'ESG-DDDD-EEEE-FFFF',
   requestHash: 'c'.repeat(64),

@@ -1,6 +1,7 @@
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { ServiceError, type TSignPdfReply } from '@esign/contracts';
+import { ServiceError } from '@esign/contracts';
+import { signedReply } from './fake-world';
 import { declineThroughLink } from './decline-through-link';
 import { fakeSigningLinkPorts } from './fake-signing-link-ports';
 import { openLinkDocument } from './open-link-document';
@@ -140,17 +141,7 @@ describe('openLinkDocument', () => {
 });
 
 describe('signThroughLink', () => {
-  const signed: TSignPdfReply = {
-    auditId: pending.auditId,
-    signedAt: '2026-11-23T10:00:01.000Z',
-    signedKey: `signed/${ACCOUNT}/${pending.auditId}.pdf`,
-    signedFileName: 'contract-signed.pdf',
-    fileHash: `sha256:${'a'.repeat(64)}`,
-    originalHash: `sha256:${'b'.repeat(64)}`,
-    size: 1234,
-    pageCount: 2,
-    events: [],
-  };
+  const signed = signedReply(ACCOUNT, pending.auditId);
   const input: SignThroughLinkInput = {
     token: { hash: HASH },
     signature: { mode: 'type', typedName: 'Ada Lovelace', color: '#1e3a8a' },
