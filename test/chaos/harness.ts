@@ -419,18 +419,22 @@ const runAudited = async (
   const faultTriggered = new Promise<void>((r) => (triggerFault = r));
   const fault = (async () => {
     await faultTriggered;
+    guard.throwIfAborted();
     faultStartedAt = performance.now();
     log(`${scenario.name}: fault at answer ${answers.length}`);
     await scenario.inject({
       infra,
       stack: running,
       sleep,
+      // Never once the scenario was aborted: its stack is stopped and the pid may be another's by now.
       kill9: (pid) => {
+        guard.throwIfAborted();
         guard.expectExit(pid);
         process.kill(pid, 'SIGKILL');
       },
       terminate: async (pid) => {
         const sent = performance.now();
+        guard.throwIfAborted();
         guard.expectExit(pid);
         process.kill(pid, 'SIGTERM');
         for (;;) {
