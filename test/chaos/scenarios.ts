@@ -1,4 +1,7 @@
-/** The fault scenarios, in the order the issue gives them priority. */
+/**
+ * The fault scenarios, in the order the issue gives them priority. `faultMs`: how long each fault and
+ * its undoing take, roughly (start-ups included), toward the scenario's deadline.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { ServiceName } from '@esign/stack';
@@ -9,6 +12,7 @@ const pidsOf = (ctx: ScenarioContext, name: ServiceName): number[] => ctx.stack.
 /** kill -9 of one of two signer replicas; a few seconds later of the other; then both started again. */
 export const killSigner: Scenario = {
   name: 'kill -9 pdf-signer',
+  faultMs: 10_000,
   replicas: { 'pdf-signer': 2 },
   async inject(ctx) {
     const [first, second] = pidsOf(ctx, 'pdf-signer');
@@ -24,6 +28,7 @@ export const killSigner: Scenario = {
 /** NATS stopped for 5 s and started again with its JetStream store. */
 export const restartNats: Scenario = {
   name: 'NATS down 5 s',
+  faultMs: 10_000,
   async inject(ctx) {
     await ctx.infra.nats.stop();
     await ctx.sleep(5000);
@@ -34,6 +39,7 @@ export const restartNats: Scenario = {
 /** Object storage stopped for 5 s. */
 export const stopStorage: Scenario = {
   name: 'S3 down 5 s',
+  faultMs: 10_000,
   async inject(ctx) {
     await ctx.infra.s3.stop();
     await ctx.sleep(5000);
@@ -44,6 +50,7 @@ export const stopStorage: Scenario = {
 /** Embedded Postgres stopped (fast shutdown) and started again. */
 export const restartPostgres: Scenario = {
   name: 'Postgres restart',
+  faultMs: 15_000,
   embeddedPostgres: true,
   async inject(ctx) {
     await ctx.infra.postgres.stop();
@@ -55,6 +62,7 @@ export const restartPostgres: Scenario = {
 /** kill -9 of the document store, restarted 2 s later. */
 export const killDocumentStore: Scenario = {
   name: 'kill -9 document-store',
+  faultMs: 10_000,
   async inject(ctx) {
     for (const pid of pidsOf(ctx, 'document-store')) ctx.kill9(pid);
     await ctx.sleep(2000);
@@ -65,6 +73,7 @@ export const killDocumentStore: Scenario = {
 /** kill -9 of the gateway (clients see resets), restarted 2 s later on the same port. */
 export const killGateway: Scenario = {
   name: 'kill -9 gateway',
+  faultMs: 10_000,
   async inject(ctx) {
     for (const pid of pidsOf(ctx, 'gateway')) ctx.kill9(pid);
     await ctx.sleep(2000);
@@ -83,6 +92,7 @@ const HOGS_PER_CORE = 2;
  */
 export const saturateCpu: Scenario = {
   name: 'CPU saturated 10 s',
+  faultMs: 15_000,
   async inject(ctx) {
     const hogs: ChildProcess[] = [];
     try {
@@ -128,6 +138,7 @@ const IN_FLIGHT_MARGIN_MS = 50;
  */
 export const sigtermUnderLoad: Scenario = {
   name: 'SIGTERM signer + gateway',
+  faultMs: 20_000,
   replicas: { 'pdf-signer': 2 },
   async inject(ctx) {
     const [signer] = pidsOf(ctx, 'pdf-signer');

@@ -46,6 +46,11 @@ export interface StackOptions extends InfraEndpoints {
   nodeOptions?: Partial<Record<ServiceName, string[]>>;
   /** Receives every line a service prints. Default: discard. */
   onLine?: (service: ServiceName, line: string) => void;
+  /**
+   * Told when a service process has exited and its output is read to the end (the chaos harness fails
+   * a scenario on an unexpected one); `expected` when this handle stopped it.
+   */
+  onExit?: (exit: ServiceExit) => void;
   readyTimeoutMs?: number;
   /**
    * Restart a service process that dies on its own (not stopped through this handle), after a
@@ -53,6 +58,15 @@ export interface StackOptions extends InfraEndpoints {
    * `pnpm dev` uses it so that a crash does not leave the stack half up; tests leave it off.
    */
   supervise?: { onRestart: (event: RestartEvent) => void };
+}
+
+/** One service process that exited. */
+export interface ServiceExit {
+  readonly service: ServiceName;
+  readonly pid: number | undefined;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly expected: boolean;
 }
 
 /** What a supervised stack tells when a service process died and is started again. */
@@ -183,6 +197,9 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
       void stopChild(child);
     }
     const startedAt = Date.now();
+    child.once('close', (code, signal) =>
+      options.onExit?.({ service: name, pid: child.pid, code, signal, expected: !!svc.stopping || stopped }),
+    );
     child.once('exit', (code, signal) => {
       if (svc.stopping || stopped || !options.supervise) return;
       running.set(
