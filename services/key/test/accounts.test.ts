@@ -497,7 +497,7 @@ describe('an account’s keys', () => {
         timeout: 3000,
         interval: 20,
       })
-      .toBeTruthy();
+      .toMatch(/^\d{4}-\d\d-\d\dT/);
     const listed = await listKeys();
     expect(listed.keys.map((k) => k.keyId)).toEqual([second.keyId, first.keyId]);
     expect(listed.keys[1]).toEqual({

@@ -1,9 +1,10 @@
 import { closeSync, openSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { noSuchBucket, noSuchKey, notImplemented, S3Failure } from './failures';
+import { commitObject } from './objects';
 import { sendXml } from './http';
 import { SegmentStream, segmentsOf } from './segment-stream';
-import { encodeHeader, fileNameOf, removeQuietly, writeFully, type Entry } from './storage';
+import { encodeHeader, removeQuietly, writeFully } from './storage';
 import type { Bucket, Store } from './store';
 import { XMLNS } from './xml';
 
@@ -75,21 +76,14 @@ export const copyObject = async (
     throw err;
   }
   closeSync(fd);
-  if (store.buckets.get(bucket.name) !== bucket) {
-    removeQuietly(tmp);
-    throw noSuchBucket(bucket.name);
-  }
-  const entry: Entry = {
-    file: `${bucket.dir}/${fileNameOf(key)}`,
-    offset: head.length,
+  commitObject(store, bucket, key, tmp, {
+    headBytes: head.length,
     size: source.size,
     mtime,
     etag,
     contentType,
     meta,
-    parts: undefined,
-  };
-  store.setObject(bucket, key, entry, tmp);
+  });
   sendXml(
     store,
     res,

@@ -48,6 +48,31 @@ export const objectHeaders = (req: IncomingMessage) => {
   return { contentType: req.headers['content-type'] ?? 'application/octet-stream', meta };
 };
 
+/**
+ * Puts a whole object's file, written at `tmp` (its header of `headBytes`, then the bytes), in place
+ * of `key`: refused (and removed) when the bucket went away meanwhile. PutObject and CopyObject end here.
+ */
+export const commitObject = (
+  store: Store,
+  bucket: Bucket,
+  key: string,
+  tmp: string,
+  object: Omit<Entry, 'file' | 'offset' | 'parts'> & { readonly headBytes: number },
+) => {
+  if (store.buckets.get(bucket.name) !== bucket) {
+    removeQuietly(tmp);
+    throw noSuchBucket(bucket.name);
+  }
+  const { headBytes, ...rest } = object;
+  const entry: Entry = {
+    ...rest,
+    file: `${bucket.dir}/${fileNameOf(key)}`,
+    offset: headBytes,
+    parts: undefined,
+  };
+  store.setObject(bucket, key, entry, tmp);
+};
+
 /** PutObject: the body goes to a temporary file (after the header), renamed into place when whole. */
 export const putObject = async (
   store: Store,
@@ -68,22 +93,7 @@ export const putObject = async (
     removeQuietly(tmp);
     throw incompleteBody();
   }
-  if (store.buckets.get(bucket.name) !== bucket) {
-    removeQuietly(tmp);
-    throw noSuchBucket(bucket.name);
-  }
-  const file = `${bucket.dir}/${fileNameOf(key)}`;
-  const entry: Entry = {
-    file,
-    offset: head.length,
-    size,
-    mtime,
-    etag,
-    contentType,
-    meta,
-    parts: undefined,
-  };
-  store.setObject(bucket, key, entry, tmp);
+  commitObject(store, bucket, key, tmp, { headBytes: head.length, size, mtime, etag, contentType, meta });
   send(store, res, 200, { ETag: `"${etag}"` });
 };
 
