@@ -35,6 +35,16 @@ export class NotDeliveredError extends ServiceError {
   }
 }
 
+/**
+ * `unavailable` because no answer came within the request's timeout: the work may have been done all
+ * the same (a caller that must know asks again, or looks the outcome up).
+ */
+export class RequestTimeoutError extends ServiceError {
+  constructor(message: string) {
+    super('unavailable', message);
+  }
+}
+
 /** What a request handler receives besides the request. */
 export interface HandlerContext {
   readonly logger: Logger;
@@ -298,7 +308,7 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
                 throw new NotDeliveredError(`${subject.split('.')[0] ?? subject} service is unavailable`);
               }
               if (isNatsError(err) && err.code === (NatsErrorCode.Timeout as string)) {
-                throw new ServiceError('unavailable', `${subject} timed out`);
+                throw new RequestTimeoutError(`${subject} timed out`);
               }
               if (isNatsError(err)) throw new ServiceError('unavailable', `message bus: ${err.message}`);
               throw err;

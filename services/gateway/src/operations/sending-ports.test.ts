@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BlobStore } from '@esign/blob';
-import { NotDeliveredError, type Bus } from '@esign/bus';
+import { NotDeliveredError, RequestTimeoutError, type Bus } from '@esign/bus';
 import { ServiceError } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { createSendingPorts, OutcomeUnknownError } from './sending-ports';
@@ -27,7 +27,7 @@ const portsFailingWith = (err: Error) => {
 
 describe('createSendingPorts', () => {
   it('says a timed-out signing.create may have been carried out (OutcomeUnknownError, still unavailable)', async () => {
-    const sut = portsFailingWith(new ServiceError('unavailable', 'signing.create timed out'));
+    const sut = portsFailingWith(new RequestTimeoutError('signing.create timed out'));
     const err: unknown = await sut.createSigningRequest(REQUEST).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OutcomeUnknownError);
     expect(err).toMatchObject({ code: 'unavailable', message: 'signing.create timed out' });

@@ -1,5 +1,5 @@
 import type { BlobStore } from '@esign/blob';
-import { NotDeliveredError, type Bus } from '@esign/bus';
+import { RequestTimeoutError, type Bus } from '@esign/bus';
 import {
   PdfInspect,
   ServiceError,
@@ -59,12 +59,7 @@ export interface SendingPorts {
 
 /** A timeout of the bus: the request was sent, and whether it was carried out is not known. */
 const asOutcome = (err: unknown): unknown =>
-  err instanceof ServiceError &&
-  !(err instanceof NotDeliveredError) &&
-  err.code === 'unavailable' &&
-  err.message.endsWith(' timed out')
-    ? new OutcomeUnknownError(err.message)
-    : err;
+  err instanceof RequestTimeoutError ? new OutcomeUnknownError(err.message) : err;
 
 /** The sending ports on the bus and object storage. Built once at start-up. */
 export const createSendingPorts = (deps: {
