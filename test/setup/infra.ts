@@ -8,7 +8,7 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startEmbeddedInfra } from '@esign/stack';
+import { freePort, startNats, startPostgres } from '@esign/stack';
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   const env = process.env;
@@ -16,25 +16,33 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   const dataDir = await mkdtemp(join(tmpdir(), 'esign-test-infra-'));
   // As root, embedded Postgres runs as the `postgres` user, who must be able to reach its data folder.
   await chmod(dataDir, 0o755);
-  const infra = await startEmbeddedInfra({
-    dataDir,
-    natsUrl: env.NATS_URL ?? `nats://127.0.0.1:${await freePort()}`,
-    databaseUrl: env.DATABASE_URL,
-    postgresPort: await freePort(),
-    // The tests start their own S3-protocol servers; this one only keeps it off a fixed port.
-    s3Port: await freePort(),
-  }).catch(async (err: unknown) => {
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
+  };
+  const started: string[] = [];
+  try {
+    if (!env.NATS_URL) {
+      const url = `nats://127.0.0.1:${await freePort()}`;
+      const nats = await startNats(url, join(dataDir, 'nats'));
+      if (nats) stops.push(() => Promise.resolve(void nats.kill('SIGTERM')));
+      env.NATS_URL = url;
+      started.push(`nats-server (${url})`);
+    }
+    if (!env.DATABASE_URL) {
+      const port = await freePort();
+      const postgres = await startPostgres(join(dataDir, 'postgres'), port);
+      stops.push(() => postgres.pg.stop());
+      env.DATABASE_URL = postgres.url;
+      started.push(`embedded Postgres (127.0.0.1:${port})`);
+    }
+  } catch (err) {
+    await stopAll();
     throw err;
-  });
-  env.NATS_URL = infra.natsUrl;
-  env.DATABASE_URL = infra.databaseUrl;
-  const started = infra.started.filter((what) => !what.startsWith('embedded S3'));
+  }
   console.log(
     `NATS_URL/DATABASE_URL unset: started ${started.join(' and ')} for this run (set both to use your own)`,
   );
-  return async () => {
-    await infra.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  };
+  return stopAll;
 }

@@ -26,7 +26,8 @@ Install it, then run again:
   other:         https://docs.nats.io/running-a-nats-service/introduction/installation
 or point NATS_URL at a running NATS server with JetStream (nats-server -js).`;
 
-const startNats = async (url: string, dataDir: string): Promise<ChildProcess | undefined> => {
+/** nats-server from PATH with JetStream on `url`, unless something answers there already (then undefined). */
+export const startNats = async (url: string, dataDir: string): Promise<ChildProcess | undefined> => {
   const { hostname, port } = new URL(url);
   if (await isListening(hostname, Number(port || 4222))) return undefined;
   if (spawnSync('nats-server', ['--version']).error) throw new PrerequisiteError(NATS_HINT);
@@ -66,7 +67,8 @@ export const loadEmbeddedPostgres = async (): Promise<typeof EmbeddedPostgres> =
   return Postgres;
 };
 
-const startPostgres = async (
+/** Embedded Postgres in `dataDir` on `port` (created on first use), with its URL. */
+export const startPostgres = async (
   dataDir: string,
   port: number,
 ): Promise<{ url: string; pg: EmbeddedPostgres }> => {
