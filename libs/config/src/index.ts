@@ -43,7 +43,15 @@ export const ZBaseEnv = z.object({
     .describe('Prefix for every subject and stream, so that several stacks can share one NATS (tests).'),
   HEALTH_PORT: port
     .default(0)
-    .describe('Port of /healthz and /readyz for services without an HTTP API of their own.'),
+    .describe(
+      "Operations port: /healthz, /readyz and /metrics (the gateway's API has a port of its own, PORT). 0 picks a free port.",
+    ),
+  METRICS_EXPORTER: z
+    .enum(['prometheus', 'otlp', 'none'])
+    .default('prometheus')
+    .describe(
+      '`prometheus` serves metrics at /metrics on HEALTH_PORT; `otlp` pushes them to an OpenTelemetry collector (OTEL_EXPORTER_OTLP_METRICS_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT); `none` records nothing (docs/operations.md).',
+    ),
   BUS_TIMEOUT_MS: z.coerce
     .number()
     .int()

@@ -87,7 +87,10 @@ const STABLE_AFTER_MS = 60_000;
 interface RunningService {
   name: ServiceName;
   child: ChildProcess;
+  /** Where /readyz answers (the gateway's API port; every other service's operations port). */
   healthUrl: string;
+  /** The operations port's origin: /metrics. */
+  opsUrl: string;
   /** Set when this handle stops it: its exit is expected. */
   stopping?: boolean;
 }
@@ -98,6 +101,8 @@ export interface RunningStack {
   stopService(name: ServiceName): Promise<void>;
   /** Process ids of each running service (for measurements). */
   pids(): Partial<Record<ServiceName, number[]>>;
+  /** Each running process's /metrics URL (Prometheus text format), per service. */
+  metricsUrls(): Partial<Record<ServiceName, string[]>>;
   /** Start a stopped service again with the same configuration. */
   startService(name: ServiceName): Promise<void>;
   stop(): Promise<void>;
@@ -165,9 +170,12 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
 
   const launchOne = async (name: ServiceName): Promise<RunningService> => {
     const port = name === 'gateway' ? gatewayPort : await freePort();
+    // The gateway's probes answer on its API port too; its metrics only on its operations port.
+    const opsPort = name === 'gateway' ? await freePort() : port;
     const env = {
       ...baseEnv,
-      ...(name === 'gateway' ? { PORT: String(port) } : { HEALTH_PORT: String(port) }),
+      ...(name === 'gateway' ? { PORT: String(port) } : {}),
+      HEALTH_PORT: String(opsPort),
       ...options.serviceEnv?.[name],
     };
     const src = join('services', name, 'src');
@@ -189,7 +197,12 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
       if (!stream) continue;
       createInterface({ input: stream }).on('line', (line) => options.onLine?.(name, line));
     }
-    const svc: RunningService = { name, child, healthUrl: `http://127.0.0.1:${port}` };
+    const svc: RunningService = {
+      name,
+      child,
+      healthUrl: `http://127.0.0.1:${port}`,
+      opsUrl: `http://127.0.0.1:${opsPort}`,
+    };
     running.set(name, [...(running.get(name) ?? []), svc]);
     if (stopped) {
       // A restart that began as the stack was being stopped.
@@ -264,6 +277,10 @@ export const startServices = async (options: StackOptions): Promise<RunningStack
           name,
           list.map((svc) => svc.child.pid).filter((pid): pid is number => pid !== undefined),
         ]),
+      ),
+    metricsUrls: () =>
+      Object.fromEntries(
+        [...running.entries()].map(([name, list]) => [name, list.map((svc) => `${svc.opsUrl}/metrics`)]),
       ),
     stop: stopAll,
   };

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { untraced } from './background';
+import type { Metrics } from './metrics/provider';
 import type { Resource } from './start-service';
 
 export interface HealthServer {
@@ -8,14 +9,19 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/**
- * /healthz (the process is alive) and /readyz (its dependencies answer) for services that have no
- * HTTP API of their own.
- */
-export const startHealthServer = async (options: {
+export interface HealthServerOptions {
   port: number;
   ready: () => Promise<boolean> | boolean;
-}): Promise<HealthServer> => {
+  /** Served at /metrics (Prometheus text format). */
+  metrics?: Pick<Metrics, 'handle'>;
+}
+
+/**
+ * The operations port of every service: /healthz (the process is alive), /readyz (its dependencies
+ * answer) and /metrics. The gateway serves its API on a port of its own, so that neither the probes
+ * nor the metrics are reachable through the public ingress.
+ */
+export const startHealthServer = async (options: HealthServerOptions): Promise<HealthServer> => {
   const server: Server = createServer((req, res) => {
     const reply = (status: number, body: object) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -29,6 +35,7 @@ export const startHealthServer = async (options: {
         .catch(() => reply(503, { status: 'not ready' }));
       return;
     }
+    if (req.url === '/metrics' && options.metrics) return options.metrics.handle(req, res);
     reply(404, { error: 'not found' });
   });
   await new Promise<void>((resolve) => server.listen(options.port, resolve));
@@ -42,10 +49,7 @@ export const startHealthServer = async (options: {
  * The health server as the last resource of `startService`: stopped first, so that a draining
  * replica's probes stop answering before its connections close.
  */
-export const healthServer = (options: {
-  port: number;
-  ready: () => Promise<boolean> | boolean;
-}): Resource<HealthServer> => ({
+export const healthServer = (options: HealthServerOptions): Resource<HealthServer> => ({
   name: 'health server',
   start: () => startHealthServer(options),
   stop: (server) => server.close(),

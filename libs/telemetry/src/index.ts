@@ -5,3 +5,4 @@ export * from './run-service';
 export * from './background';
 export * from './start-service';
 export * from './outage-log';
+export * from './metrics';

@@ -29,9 +29,10 @@ export const startTracing = async (
         '@opentelemetry/instrumentation-fs': { enabled: false },
         '@opentelemetry/instrumentation-dns': { enabled: false },
         '@opentelemetry/instrumentation-net': { enabled: false },
-        // Liveness and readiness probes would be a trace every few seconds per pod.
+        // Probes and scrapes would be a trace every few seconds per pod.
         '@opentelemetry/instrumentation-http': {
-          ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz',
+          ignoreIncomingRequestHook: (req) =>
+            req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
           ...(redactPath
             ? {
                 requestHook: (span, request) => {

@@ -3,7 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, busResource } from '@esign/bus';
 import { databaseUnavailable, migratedDatabase } from '@esign/db';
-import { createLogger, healthServer, startService, type Logger, type Resource } from '@esign/telemetry';
+import {
+  createLogger,
+  healthServer,
+  startService,
+  type Logger,
+  type Resource,
+  metricsResource,
+} from '@esign/telemetry';
 import type { TDocumentStoreConfig } from './config';
 import { createDocumentRepository } from './db/document-repository';
 import { CONCURRENT_INDEXES } from './db/concurrent-indexes';
@@ -82,6 +89,9 @@ export const startDocumentStore = (
   const now = options.now ?? testClock(config) ?? (() => new Date());
   const reminders = { intervalMs: config.SIGNING_REMINDER_INTERVAL_MS, max: config.SIGNING_REMINDERS_MAX };
   return startService(async (use, ready) => {
+    const metrics = await use(
+      metricsResource({ service: 'document-store', exporter: config.METRICS_EXPORTER }),
+    );
     const database = await use(
       migratedDatabase({
         url: config.DATABASE_URL,
@@ -178,7 +188,7 @@ export const startDocumentStore = (
       // Postgres being down is a 503 for the client, not a bug.
       { unavailable: databaseUnavailable },
     );
-    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready, metrics }));
     return { healthPort: health.port };
   });
 };

@@ -4,7 +4,15 @@ import { randomUUID } from 'node:crypto';
 import { AccountPlanChanged, KeyRevoked, RequestsCounted } from '@esign/contracts';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, busResource } from '@esign/bus';
-import { createLogger, startService, type Logger, type Resource } from '@esign/telemetry';
+import {
+  createLogger,
+  healthServer,
+  metricsResource,
+  startService,
+  untraced,
+  type Logger,
+  type Resource,
+} from '@esign/telemetry';
 import { createApp } from './app';
 import type { TGatewayConfig } from './config';
 import { createKeyCache } from './http/key-cache';
@@ -18,6 +26,8 @@ import { createVerifyingPorts } from './operations/verifying-ports';
 
 export interface RunningGateway {
   readonly url: string;
+  /** The operations port: /healthz, /readyz and /metrics. */
+  readonly healthPort: number;
   stop(): Promise<void>;
 }
 
@@ -28,6 +38,7 @@ export const startGateway = (
 ): Promise<RunningGateway> => {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   return startService(async (use) => {
+    const metrics = await use(metricsResource({ service: 'gateway', exporter: config.METRICS_EXPORTER }));
     const bus = await use(busResource({ ...busOptionsFrom(config), name: 'gateway', logger }));
     // The gateway publishes a durable event itself (a sign-in link was asked for): the stream must
     // capture its subject even when no mailer has started yet.
@@ -83,8 +94,16 @@ export const startGateway = (
     });
     const server = await use(httpServer({ app, port: config.PORT }));
     const port = (server.address() as AddressInfo).port;
-    logger.info('gateway listening', { port });
-    return { url: `http://127.0.0.1:${port}` };
+    // The probes answer on the API port as well (/healthz, /readyz); metrics only here, off the ingress.
+    const health = await use(
+      healthServer({
+        port: config.HEALTH_PORT,
+        ready: () => bus.isConnected() && untraced(() => blob.ping()),
+        metrics,
+      }),
+    );
+    logger.info('gateway listening', { port, healthPort: health.port });
+    return { url: `http://127.0.0.1:${port}`, healthPort: health.port };
   });
 };
 

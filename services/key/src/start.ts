@@ -10,6 +10,7 @@ import {
   untraced,
   type Logger,
   type Resource,
+  metricsResource,
 } from '@esign/telemetry';
 import type { TKeyServiceConfig } from './config';
 import { createAccountRepository } from './db/account-repository';
@@ -64,6 +65,7 @@ export const startKeyService = (
 ): Promise<KeyService> => {
   const logger = options.logger ?? createLogger({ service: 'key', level: config.LOG_LEVEL });
   return startService(async (use, ready) => {
+    const metrics = await use(metricsResource({ service: 'key', exporter: config.METRICS_EXPORTER }));
     const database = await use(
       migratedDatabase({
         url: config.DATABASE_URL,
@@ -119,7 +121,7 @@ export const startKeyService = (
       maxDeliveries: 50,
     });
     await use(purgeExpired({ deps, intervalMs: config.PURGE_INTERVAL_MS, logger }));
-    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready, metrics }));
     return { healthPort: health.port };
   });
 };

@@ -15,7 +15,14 @@ import {
   WebhookEndpointDisabled,
 } from '@esign/contracts';
 import { migratedDatabase } from '@esign/db';
-import { createLogger, healthServer, startService, type Logger, type Resource } from '@esign/telemetry';
+import {
+  createLogger,
+  healthServer,
+  startService,
+  type Logger,
+  type Resource,
+  metricsResource,
+} from '@esign/telemetry';
 import { createSmtpTransport, type MailTransport } from './adapters/smtp-transport';
 import type { TMailerConfig } from './config';
 import { createDeliveryRepository } from './db/delivery-repository';
@@ -51,6 +58,7 @@ export const startMailerService = (
   const logger = options.logger ?? createLogger({ service: 'mailer', level: config.LOG_LEVEL });
   const now = options.now ?? (() => new Date());
   return startService(async (use, ready) => {
+    const metrics = await use(metricsResource({ service: 'mailer', exporter: config.METRICS_EXPORTER }));
     const database = await use(
       migratedDatabase({
         url: config.DATABASE_URL,
@@ -135,7 +143,7 @@ export const startMailerService = (
       }),
       consume('mailer-webhook-endpoint-disabled'),
     );
-    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready, metrics }));
     return { healthPort: health.port };
   });
 };

@@ -1,7 +1,7 @@
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, busResource, endpoint } from '@esign/bus';
 import { PdfInspect, PdfSign, PdfVerify } from '@esign/contracts';
-import { createLogger, healthServer, startService } from '@esign/telemetry';
+import { createLogger, healthServer, startService, metricsResource } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
 import { readSigningMaterial, revocationSettings, signWorkerCount, timestampSettings } from './config';
 import type { TPdfSignerEnv } from './config';
@@ -33,6 +33,7 @@ export const startPdfSigner = (
 ): Promise<PdfSignerService> => {
   const logger = options.logger ?? createLogger({ service: 'pdf-signer', level: config.LOG_LEVEL });
   return startService(async (use, ready) => {
+    const metrics = await use(metricsResource({ service: 'pdf-signer', exporter: config.METRICS_EXPORTER }));
     // Signing runs on worker threads started here, once: this thread only moves bytes and messages.
     const signer = await use({
       name: 'signing workers',
@@ -100,7 +101,7 @@ export const startPdfSigner = (
       [endpoint(PdfVerify, createVerifyPdfHandler({ blob, verifier, maxFileBytes: config.MAX_FILE_BYTES }))],
       { maxConcurrent: 2 },
     );
-    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready, metrics }));
     logger.info('sealing with certificate', {
       healthPort: health.port,
       certificate: signer.certificateFingerprint,

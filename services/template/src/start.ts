@@ -1,6 +1,6 @@
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, busResource } from '@esign/bus';
-import { createLogger, healthServer, startService, type Logger } from '@esign/telemetry';
+import { createLogger, healthServer, startService, type Logger, metricsResource } from '@esign/telemetry';
 import type { TTemplateServiceConfig } from './config';
 import { loadFontSet } from './domain/fonts';
 import { renderDocument } from './domain/render';
@@ -28,6 +28,7 @@ export const startTemplateService = (
 ): Promise<TemplateService> => {
   const logger = options.logger ?? createLogger({ service: 'template', level: config.LOG_LEVEL });
   return startService(async (use, ready) => {
+    const metrics = await use(metricsResource({ service: 'template', exporter: config.METRICS_EXPORTER }));
     const fonts = loadFontSet();
     const blob = await use({
       name: 'object storage',
@@ -51,7 +52,7 @@ export const startTemplateService = (
       listTemplatesHandler({ templates: TEMPLATES }),
       generateTemplateHandler({ templates: templatesBySlug(TEMPLATES), fonts, blob }),
     ]);
-    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready, metrics }));
     return { healthPort: health.port };
   });
 };

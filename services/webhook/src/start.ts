@@ -9,7 +9,14 @@ import {
   WebhookEndpointDisabled,
 } from '@esign/contracts';
 import { databaseUnavailable, migratedDatabase } from '@esign/db';
-import { createLogger, healthServer, startService, type Logger, type Resource } from '@esign/telemetry';
+import {
+  createLogger,
+  healthServer,
+  startService,
+  type Logger,
+  type Resource,
+  metricsResource,
+} from '@esign/telemetry';
 import { createHttpPoster, type HttpPoster } from './adapters/http-poster';
 import { DEVELOPMENT_SECRET_KEY, type TWebhookConfig } from './config';
 import { schema } from './db/schema';
@@ -73,6 +80,7 @@ export const startWebhookService = (
   const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY ?? DEVELOPMENT_SECRET_KEY);
   const targets = { allow: config.WEBHOOK_ALLOW_NETWORKS.list, lookup: options.lookup };
   return startService(async (use, ready) => {
+    const metrics = await use(metricsResource({ service: 'webhook', exporter: config.METRICS_EXPORTER }));
     const database = await use(
       migratedDatabase({
         url: config.DATABASE_URL,
@@ -138,7 +146,7 @@ export const startWebhookService = (
         }),
       stop: (sweep) => sweep.stop(),
     });
-    const health = await use(healthServer({ port: config.HEALTH_PORT, ready }));
+    const health = await use(healthServer({ port: config.HEALTH_PORT, ready, metrics }));
     return { healthPort: health.port };
   });
 };

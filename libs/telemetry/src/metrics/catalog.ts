@@ -1,0 +1,350 @@
+/**
+ * Every metric the services export, in one place: its OpenTelemetry name, kind, unit, the labels it
+ * may carry and which services export it. Instruments are created from these entries
+ * (`instruments.ts`), the chart's alerts and dashboard are checked against them, and
+ * docs/operations.md is generated from them (`pnpm docs:metrics`).
+ *
+ * Labels are bounded sets on purpose: never an account, key, audit ID, email, IP address, file name
+ * or URL path as a label (a test signs for many accounts and counts the series).
+ */
+
+export type MetricKind = 'counter' | 'updown' | 'histogram' | 'gauge';
+
+export type ServiceName =
+  'gateway' | 'pdf-signer' | 'template' | 'document-store' | 'mailer' | 'key' | 'webhook';
+
+export interface MetricSpec<L extends string = string> {
+  /** OpenTelemetry name (semantic conventions where one exists). */
+  readonly name: string;
+  readonly kind: MetricKind;
+  /** UCUM unit: `s`, `By`, or a `{thing}` annotation. */
+  readonly unit: string;
+  readonly description: string;
+  /** The only label keys it may carry, each from a bounded set of values. */
+  readonly labels: readonly L[];
+  readonly services: readonly ServiceName[] | 'all';
+  /** Histogram bucket boundaries, in the metric's unit. */
+  readonly buckets?: readonly number[];
+}
+
+const spec = <const L extends string, const K extends MetricKind>(
+  entry: MetricSpec<L> & { readonly kind: K },
+): MetricSpec<L> & { readonly kind: K } => entry;
+
+/** Request and job durations (seconds): 5 ms to 60 s. */
+export const DURATION_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60,
+] as const;
+/** Delivery lag (seconds): 10 ms to a day. */
+export const LAG_BUCKETS = [0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 21_600, 86_400] as const;
+/** Body sizes (bytes): 1 KiB to 100 MiB. */
+export const SIZE_BUCKETS = [
+  1024, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 10_485_760, 26_214_400, 104_857_600,
+] as const;
+
+export const METRICS = {
+  // ── The edge (gateway) ───────────────────────────────────────────────────────────────────────────
+  httpRequestDuration: spec({
+    name: 'http.server.request.duration',
+    kind: 'histogram',
+    unit: 's',
+    description:
+      'Duration of HTTP requests, by route template (never the raw path), method and status class (2xx, 4xx, 5xx).',
+    labels: ['http.request.method', 'http.route', 'http.response.status_class'],
+    services: ['gateway'],
+    buckets: DURATION_BUCKETS,
+  }),
+  httpActiveRequests: spec({
+    name: 'http.server.active_requests',
+    kind: 'updown',
+    unit: '{request}',
+    description: 'HTTP requests being served now.',
+    labels: ['http.request.method'],
+    services: ['gateway'],
+  }),
+  httpRequestBodySize: spec({
+    name: 'http.server.request.body.size',
+    kind: 'histogram',
+    unit: 'By',
+    description: 'Bytes received in request bodies (the sum is the bytes in), by route template.',
+    labels: ['http.request.method', 'http.route'],
+    services: ['gateway'],
+    buckets: SIZE_BUCKETS,
+  }),
+  httpResponseBodySize: spec({
+    name: 'http.server.response.body.size',
+    kind: 'histogram',
+    unit: 'By',
+    description: 'Bytes sent in response bodies (the sum is the bytes out), by route template.',
+    labels: ['http.request.method', 'http.route'],
+    services: ['gateway'],
+    buckets: SIZE_BUCKETS,
+  }),
+  httpRefused: spec({
+    name: 'esign.http.refused',
+    kind: 'counter',
+    unit: '{request}',
+    description:
+      'Requests refused before any work: `reason` is `rate_limit`, `auth_failures`, `quota` or `size` (413).',
+    labels: ['http.route', 'reason'],
+    services: ['gateway'],
+  }),
+  uploadsActive: spec({
+    name: 'esign.http.uploads.active',
+    kind: 'updown',
+    unit: '{upload}',
+    description: 'File uploads being streamed to object storage now.',
+    labels: [],
+    services: ['gateway'],
+  }),
+
+  // ── The signer ───────────────────────────────────────────────────────────────────────────────────
+  signerWorkers: spec({
+    name: 'esign.signer.workers',
+    kind: 'gauge',
+    unit: '{worker}',
+    description: 'Signing worker threads that are up.',
+    labels: [],
+    services: ['pdf-signer'],
+  }),
+  signerJobsActive: spec({
+    name: 'esign.signer.jobs.active',
+    kind: 'gauge',
+    unit: '{job}',
+    description: 'Jobs running on a signing worker now.',
+    labels: [],
+    services: ['pdf-signer'],
+  }),
+  signerJobsQueued: spec({
+    name: 'esign.signer.jobs.queued',
+    kind: 'gauge',
+    unit: '{job}',
+    description: 'Jobs waiting for a signing worker now.',
+    labels: [],
+    services: ['pdf-signer'],
+  }),
+  signerQueueWait: spec({
+    name: 'esign.signer.queue.wait',
+    kind: 'histogram',
+    unit: 's',
+    description: 'Time a job waited for a signing worker: the saturation signal (alert and autoscaling).',
+    labels: ['esign.job'],
+    services: ['pdf-signer'],
+    buckets: DURATION_BUCKETS,
+  }),
+  signerJobDuration: spec({
+    name: 'esign.signer.job.duration',
+    kind: 'histogram',
+    unit: 's',
+    description:
+      'Time a job spent on its worker, by job (`sign`, `inspect`, `verify`) and outcome (`ok`, `rejected`, `over_budget`, `error`).',
+    labels: ['esign.job', 'esign.outcome'],
+    services: ['pdf-signer'],
+    buckets: DURATION_BUCKETS,
+  }),
+  signerPages: spec({
+    name: 'esign.signer.pages',
+    kind: 'counter',
+    unit: '{page}',
+    description: 'Pages of the documents signed.',
+    labels: [],
+    services: ['pdf-signer'],
+  }),
+  signerOverBudget: spec({
+    name: 'esign.signer.jobs.over_budget',
+    kind: 'counter',
+    unit: '{job}',
+    description: 'Jobs stopped because they exceeded their time budget (the worker was replaced).',
+    labels: ['esign.job'],
+    services: ['pdf-signer'],
+  }),
+  timestampRequestDuration: spec({
+    name: 'esign.signer.timestamp.duration',
+    kind: 'histogram',
+    unit: 's',
+    description:
+      'Time-stamp requests to a TSA, by provider (the host of a configured TSA_URLS entry) and outcome (`ok`, `error`).',
+    labels: ['esign.provider', 'esign.outcome'],
+    services: ['pdf-signer'],
+    buckets: DURATION_BUCKETS,
+  }),
+  revocationRequestDuration: spec({
+    name: 'esign.signer.revocation.duration',
+    kind: 'histogram',
+    unit: 's',
+    description:
+      'OCSP and CRL fetches for the long-term validation data, by kind (`ocsp`, `crl`), provider (responder host) and outcome (`ok`, `error`).',
+    labels: ['esign.revocation', 'esign.provider', 'esign.outcome'],
+    services: ['pdf-signer'],
+    buckets: DURATION_BUCKETS,
+  }),
+  certificateTimeLeft: spec({
+    name: 'esign.signer.certificate.time_left',
+    kind: 'gauge',
+    unit: 's',
+    description:
+      'Seconds until a certificate expires: `certificate` is `signing` (the sealing certificate) or `timestamp_authority` (the last TSA token seen).',
+    labels: ['esign.certificate'],
+    services: ['pdf-signer'],
+  }),
+  revocationTimeLeft: spec({
+    name: 'esign.signer.revocation.time_left',
+    kind: 'gauge',
+    unit: 's',
+    description: 'Seconds until the soonest cached revocation answer (OCSP or CRL) passes its next update.',
+    labels: [],
+    services: ['pdf-signer'],
+  }),
+
+  // ── document-store ───────────────────────────────────────────────────────────────────────────────
+  outboxPending: spec({
+    name: 'esign.outbox.pending',
+    kind: 'gauge',
+    unit: '{event}',
+    description: 'Outbox rows not yet published to NATS.',
+    labels: [],
+    services: ['document-store'],
+  }),
+  outboxOldestAge: spec({
+    name: 'esign.outbox.oldest.age',
+    kind: 'gauge',
+    unit: 's',
+    description: 'Age of the oldest outbox row not yet published (0 when none).',
+    labels: [],
+    services: ['document-store'],
+  }),
+  sweepRuns: spec({
+    name: 'esign.sweep.runs',
+    kind: 'counter',
+    unit: '{run}',
+    description: 'Runs of a periodic sweep, by sweep and outcome (`ok`, `error`).',
+    labels: ['esign.sweep', 'esign.outcome'],
+    services: ['document-store'],
+  }),
+  sweepCollected: spec({
+    name: 'esign.sweep.collected',
+    kind: 'counter',
+    unit: '{item}',
+    description: 'What the sweeps collected (expired requests, abandoned uploads…), by sweep.',
+    labels: ['esign.sweep'],
+    services: ['document-store'],
+  }),
+  signingRequests: spec({
+    name: 'esign.signing_requests',
+    kind: 'gauge',
+    unit: '{request}',
+    description: 'Send-for-signing requests by state.',
+    labels: ['esign.state'],
+    services: ['document-store'],
+  }),
+
+  // ── mailer and webhook ───────────────────────────────────────────────────────────────────────────
+  mailMessages: spec({
+    name: 'esign.mail.messages',
+    kind: 'counter',
+    unit: '{message}',
+    description: 'Emails by kind and outcome (`sent`, `retried`, `parked`, `dead_lettered`, `duplicate`).',
+    labels: ['esign.mail', 'esign.outcome'],
+    services: ['mailer'],
+  }),
+  mailDeliveryLag: spec({
+    name: 'esign.mail.delivery.lag',
+    kind: 'histogram',
+    unit: 's',
+    description: 'From the event that asked for an email to the SMTP server accepting it.',
+    labels: ['esign.mail'],
+    services: ['mailer'],
+    buckets: LAG_BUCKETS,
+  }),
+  webhookDeliveries: spec({
+    name: 'esign.webhook.deliveries',
+    kind: 'counter',
+    unit: '{delivery}',
+    description:
+      'Webhook delivery attempts by event type and outcome (`delivered`, `retried`, `dead_lettered`).',
+    labels: ['esign.event', 'esign.outcome'],
+    services: ['webhook'],
+  }),
+  webhookDeliveryLag: spec({
+    name: 'esign.webhook.delivery.lag',
+    kind: 'histogram',
+    unit: 's',
+    description: "From the event to the endpoint's 2xx answer.",
+    labels: ['esign.event'],
+    services: ['webhook'],
+    buckets: LAG_BUCKETS,
+  }),
+  webhookEndpointsDisabled: spec({
+    name: 'esign.webhook.endpoints.disabled',
+    kind: 'counter',
+    unit: '{endpoint}',
+    description: 'Endpoints disabled after failing for too long.',
+    labels: [],
+    services: ['webhook'],
+  }),
+  consumerPending: spec({
+    name: 'esign.bus.consumer.pending',
+    kind: 'gauge',
+    unit: '{message}',
+    description: 'Messages of a durable JetStream consumer not yet delivered (its backlog).',
+    labels: ['messaging.consumer.group.name'],
+    services: ['document-store', 'mailer', 'webhook', 'key'],
+  }),
+  consumerAckPending: spec({
+    name: 'esign.bus.consumer.ack_pending',
+    kind: 'gauge',
+    unit: '{message}',
+    description: 'Messages of a durable JetStream consumer delivered and not yet acknowledged.',
+    labels: ['messaging.consumer.group.name'],
+    services: ['document-store', 'mailer', 'webhook', 'key'],
+  }),
+
+  // ── Every process ────────────────────────────────────────────────────────────────────────────────
+  processCpuTime: spec({
+    name: 'process.cpu.time',
+    kind: 'counter',
+    unit: 's',
+    description: 'CPU seconds used by the process, by `cpu.mode` (`user`, `system`).',
+    labels: ['cpu.mode'],
+    services: 'all',
+  }),
+  processMemory: spec({
+    name: 'process.memory.usage',
+    kind: 'gauge',
+    unit: 'By',
+    description: 'Resident memory of the process.',
+    labels: [],
+    services: 'all',
+  }),
+  eventLoopDelay: spec({
+    name: 'nodejs.eventloop.delay.p99',
+    kind: 'gauge',
+    unit: 's',
+    description: "The 99th percentile of the main thread's event-loop delay since the last scrape.",
+    labels: [],
+    services: 'all',
+  }),
+} as const;
+
+export type MetricKey = keyof typeof METRICS;
+export type LabelsOf<K extends MetricKey> = (typeof METRICS)[K] extends MetricSpec<infer L> ? L : never;
+
+/**
+ * The names Prometheus shows for a metric (what PromQL uses): dots become underscores, a counter ends
+ * in `_total`, a histogram is its `_bucket`, `_sum` and `_count` series.
+ */
+export const prometheusNames = (entry: MetricSpec): string[] => {
+  const base = entry.name.replace(/[^a-zA-Z0-9_:]/g, '_').replace(/_+/g, '_');
+  if (entry.kind === 'counter') return [base.endsWith('_total') ? base : `${base}_total`];
+  if (entry.kind === 'histogram') return [`${base}_bucket`, `${base}_sum`, `${base}_count`];
+  return [base];
+};
+
+/** A label key as Prometheus shows it. */
+export const prometheusLabel = (label: string): string => label.replace(/[^a-zA-Z0-9_]/g, '_');
+
+/** The entries a service exports. */
+export const metricsOf = (service: ServiceName): MetricSpec[] =>
+  Object.values(METRICS).filter(
+    (entry: MetricSpec) => entry.services === 'all' || entry.services.includes(service),
+  );
