@@ -9,6 +9,7 @@ import { createInspectPdfHandler } from './handlers/inspect-pdf';
 import { createSignPdfHandler } from './handlers/sign-pdf';
 import { createVerifyPdfHandler } from './handlers/verify-pdf';
 import { startVerifier } from './verify/start-verifier';
+import { createSignerMetrics } from './workers/signer-metrics';
 import { startSignPool } from './workers/start-sign-pool';
 
 /** A running pdf-signer. */
@@ -34,6 +35,8 @@ export const startPdfSigner = (
   const logger = options.logger ?? createLogger({ service: 'pdf-signer', level: config.LOG_LEVEL });
   return startService(async (use, ready) => {
     const metrics = await use(metricsResource({ service: 'pdf-signer', exporter: config.METRICS_EXPORTER }));
+    // Created once: the signing pool and the verifier record into the same instruments.
+    const signerMetrics = createSignerMetrics(metrics);
     // Signing runs on worker threads started here, once: this thread only moves bytes and messages.
     const signer = await use({
       name: 'signing workers',
@@ -48,6 +51,7 @@ export const startPdfSigner = (
           timestamps: timestampSettings(config),
           revocation: revocationSettings(config),
           logger,
+          metrics: signerMetrics,
         }),
       stop: (pool) => pool.close(),
       ready: (pool) => pool.readyWorkers() > 0,
@@ -64,6 +68,7 @@ export const startPdfSigner = (
           youngMb: config.SIGN_WORKER_YOUNG_MB,
           setup: { ownFingerprint256: signer.certificateFingerprint },
           logger,
+          metrics: signerMetrics,
         }),
       stop: (started) => started.close(),
     });

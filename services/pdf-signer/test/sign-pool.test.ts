@@ -4,6 +4,7 @@ import { createLogger } from '@esign/telemetry';
 import { makePdf, pdfSig } from '@esign/testing';
 import type { TimestampSettings } from '../src/domain/ltv/request-timestamp';
 import { startSignPool } from '../src/workers/start-sign-pool';
+import { scrapeMetrics, valueOf } from './scrape-metrics';
 import { startTestSigner } from './start-test-signer';
 import type { TestSigner } from './start-test-signer';
 
@@ -94,6 +95,23 @@ describe('a job past its budget', () => {
     expect(results.map((r) => r.reply.pageCount)).toEqual([2, 3]);
     const ready = await fetch(`http://127.0.0.1:${sut.service.healthPort}/readyz`);
     expect(ready.status).toBe(200);
+    // The heavy job counts as over its time budget, and both workers are up again.
+    const { samples } = await scrapeMetrics(sut);
+    expect(
+      valueOf(samples, 'esign_signer_job_duration_count', {
+        esign_job: 'sign',
+        esign_outcome: 'over_budget',
+      }),
+    ).toBe(1);
+    expect(
+      valueOf(samples, 'esign_signer_jobs_over_budget_total', { esign_job: 'sign', esign_budget: 'time' }),
+    ).toBe(1);
+    // The replacement counts once it has warmed up (it may still be: both signings above can go to one).
+    await expect
+      .poll(async () => valueOf((await scrapeMetrics(sut)).samples, 'esign_signer_workers'), {
+        timeout: 15_000,
+      })
+      .toBe(2);
   });
 });
 
@@ -166,6 +184,10 @@ describe('a worker that runs out of memory', () => {
     const { signed, reply } = await sut.sign(await makePdf());
     expect(reply.pageCount).toBe(2);
     expect((await pdfSig(signed)).stdout).toContain('Signature is Valid.');
+    const { samples } = await scrapeMetrics(sut);
+    expect(
+      valueOf(samples, 'esign_signer_jobs_over_budget_total', { esign_job: 'sign', esign_budget: 'memory' }),
+    ).toBe(1);
     // V8 collects garbage harder and harder before giving up: reaching the limit takes seconds.
   }, 60_000);
 });

@@ -3,8 +3,15 @@ import { createBlobStore } from '@esign/blob';
 import type { BlobStore } from '@esign/blob';
 import { connectBus } from '@esign/bus';
 import type { Bus } from '@esign/bus';
-import { PdfInspect, PdfSign, ServiceError } from '@esign/contracts';
-import type { TDocumentKind, TPosition, TSignPdfReply, TSignPdfRequest, TSignature } from '@esign/contracts';
+import { PdfInspect, PdfSign, PdfVerify, ServiceError } from '@esign/contracts';
+import type {
+  TDocumentKind,
+  TPdfVerifyReply,
+  TPosition,
+  TSignPdfReply,
+  TSignPdfRequest,
+  TSignature,
+} from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
 import { makePng, startTestS3, testNatsUrl, uniqueBusPrefix } from '@esign/testing';
 import { startPdfSigner, ZPdfSignerEnv } from '../src/index';
@@ -29,6 +36,8 @@ export interface TestSigner {
   signError(bytes: Buffer, options?: SignOptions): Promise<ServiceError>;
   /** Upload `bytes` and call pdf.inspect: the page count, or the ServiceError it fails with. */
   inspect(bytes: Buffer): Promise<{ pageCount: number } | ServiceError>;
+  /** Upload `bytes` and call pdf.verify (on the verification worker): its report. */
+  verify(bytes: Buffer): Promise<TPdfVerifyReply>;
   stop(): Promise<void>;
 }
 
@@ -108,6 +117,11 @@ export const startTestSigner = async (env: Record<string, string> = {}): Promise
         if (err instanceof ServiceError) return err;
         throw err;
       });
+    },
+    async verify(bytes) {
+      const uploadKey = `uploads/${randomUUID()}`;
+      await blob.put(uploadKey, bytes);
+      return client.request(PdfVerify, { uploadKey });
     },
     async stop() {
       await client.drain();

@@ -92,6 +92,7 @@ export const createHttpTimestampAuthorities = (settings: TimestampSettings): Tim
     const agent = parsed.protocol === 'https:' ? agents.https : agents.http;
     return {
       url: displayUrl(url),
+      provider: parsed.host,
       async request(query) {
         let answer: TsaAnswer;
         try {

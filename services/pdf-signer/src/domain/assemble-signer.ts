@@ -16,7 +16,7 @@ import { countSignatures, prepareIncrementalUpdate } from './document/incrementa
 import { mendDocument } from './document/mend-document';
 import { createDocumentFonts } from './layout/page-content';
 import { isQpdfAvailable } from './document/repair-pdf';
-import type { RevocationFetcher, TimestampAuthority } from './ltv/ports';
+import type { LtvObserver, RevocationFetcher, TimestampAuthority } from './ltv/ports';
 import { createTimestamper } from './ltv/request-timestamp';
 import type { SignatureTimestamp } from './ltv/request-timestamp';
 import { createRevocationCache } from './ltv/revocation';
@@ -57,6 +57,8 @@ export interface AssembleSignerOptions {
   readonly revocation?: { readonly fetcher: RevocationFetcher; readonly refreshMs?: number };
   /** Where a revoked certificate is reported (falls back to `warn`). */
   readonly error?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Told of every TSA, OCSP and CRL request and of the certificates' and answers' expiry (metrics). */
+  readonly observer?: LtvObserver;
 }
 
 /** One document to sign: the original bytes and what the signer did. */
@@ -152,17 +154,21 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
   const library = await loadFontLibrary();
   const timestamps =
     options.timestamps && options.timestamps.authorities.length > 0 ? options.timestamps : undefined;
-  const requestTimestamp = timestamps && createTimestamper(timestamps, options.warn);
+  const requestTimestamp =
+    timestamps && createTimestamper({ ...timestamps, observer: options.observer }, options.warn);
   const placeholderBytes = await signaturePlaceholderBytes(identity, timestamps?.maxTokenBytes);
   // A document timestamp's /Contents is the token alone.
   const documentTimestampBytes = (timestamps?.maxTokenBytes ?? 0) + 64;
   const certificateSubject = identity.subject;
   const revocation =
     options.revocation &&
-    createRevocationCache(options.revocation, {
-      warn: options.warn,
-      error: options.error ?? options.warn,
-    });
+    createRevocationCache(
+      { ...options.revocation, observer: options.observer },
+      {
+        warn: options.warn,
+        error: options.error ?? options.warn,
+      },
+    );
   // At start-up: the signing chain's OCSP responses or CRLs, each within its timeout.
   await revocation?.prepare(identity.certificates);
   if (!(await isQpdfAvailable())) {

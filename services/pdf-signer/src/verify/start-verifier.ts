@@ -6,6 +6,7 @@ import type { VerifyPdfOptions } from '../domain/verify/verify-pdf';
 import { transferableBytes } from '../workers/sign-job';
 import { workerResourceLimits } from '../workers/worker-limits';
 import { workerSource } from '../workers/worker-source';
+import type { JobOutcome, SignerMetrics } from '../workers/signer-metrics';
 
 export type VerifyWorkerSetup = VerifyPdfOptions;
 export interface VerifyJob {
@@ -37,7 +38,10 @@ export const startVerifier = (options: {
   youngMb?: number;
   setup: VerifyWorkerSetup;
   logger: Logger;
+  /** Where each verification's time and outcome is recorded (job `verify`; absent: nowhere). */
+  metrics?: SignerMetrics;
 }): Verifier => {
+  const { metrics } = options;
   const { source, eval: evalSource } = workerSource(WORKER_URL);
   let worker: Worker | undefined;
   let ready: Promise<Worker> | undefined;
@@ -70,11 +74,16 @@ export const startVerifier = (options: {
     const w = await start();
     const id = nextId++;
     const copy = transferableBytes(bytes);
+    const started = performance.now();
+    const ended = (outcome: JobOutcome) =>
+      metrics?.ended('verify', outcome, (performance.now() - started) / 1000);
     return new Promise<TPdfVerifyReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         cleanup();
         options.logger.warn('verification over its budget: worker ended', { budgetMs: options.budgetMs });
         void w.terminate();
+        ended('over_budget');
+        metrics?.overBudget('verify', 'time');
         reject(
           new ServiceError(
             'invalid_argument',
@@ -86,11 +95,14 @@ export const startVerifier = (options: {
       const onMessage = (reply: VerifyReply) => {
         if (reply.id !== id) return;
         cleanup();
+        ended(reply.ok ? 'ok' : 'error');
         if (reply.ok) resolve(reply.report);
         else reject(new Error(`verification failed: ${reply.message}`));
       };
       const onExit = (code: number) => {
         cleanup();
+        ended('over_budget');
+        metrics?.overBudget('verify', 'memory');
         reject(
           new ServiceError(
             'invalid_argument',

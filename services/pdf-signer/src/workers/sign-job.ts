@@ -3,6 +3,7 @@ import type { SignInput, SignResult } from '../domain/assemble-signer';
 import type { SigningMaterial } from '../domain/cms/load-signing-identity';
 import type { TimestampSettings } from '../domain/ltv/request-timestamp';
 import type { RevocationSettings } from '../domain/ltv/revocation';
+import type { LtvRequest } from '../domain/ltv/ports';
 
 /** What a signing worker is started with (its `workerData`). */
 export interface SignWorkerSetup {
@@ -42,8 +43,24 @@ export interface SignJobError {
   readonly stack?: string;
 }
 
-/** A worker's answer to one job; the signed PDF's bytes are transferred back. */
-export type SignJobReply =
+/**
+ * What a worker's signer did on the network since its last report, for the pool to record as metrics
+ * (worker threads do not share the service's meter).
+ */
+export interface WorkerObservations {
+  /** TSA, OCSP and CRL requests that ended. */
+  readonly requests: readonly LtvRequest[];
+  /** notAfter (ms since the epoch) of the TSA certificate of the last token received. */
+  readonly timestampCertificate?: number;
+  /** The soonest nextUpdate (ms since the epoch) in its revocation cache; null: none with one. */
+  readonly revocationExpiry?: number | null;
+}
+
+/**
+ * A worker's answer to one job; the signed PDF's bytes are transferred back. `observed` carries what
+ * the job (and the background revocation refreshes during it) did on the network.
+ */
+export type SignJobReply = (
   | {
       readonly id: number;
       readonly ok: true;
@@ -51,7 +68,13 @@ export type SignJobReply =
       readonly result: Omit<SignResult, 'bytes'> & { readonly bytes: ArrayBuffer; readonly length: number };
     }
   | { readonly id: number; readonly ok: true; readonly inspected: { readonly pageCount: number } }
-  | { readonly id: number; readonly ok: false; readonly error: SignJobError };
+  | { readonly id: number; readonly ok: false; readonly error: SignJobError }
+) & { readonly observed?: WorkerObservations };
+
+/** Observations made while the worker had no job (start-up, background revocation refreshes). */
+export interface SignWorkerObserved {
+  readonly observed: WorkerObservations;
+}
 
 /** A successful answer of either kind. */
 export type SignJobSuccess = Extract<SignJobReply, { ok: true }>;

@@ -7,11 +7,13 @@ import { PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
 import { createSigner } from '../create-signer';
 import { loadPdf } from '../domain/document/load-pdf';
+import { createObservationBuffer } from './observation-buffer';
 import { transferableView } from './sign-job';
 import type {
   SignJobError,
   SignJobReply,
   SignWorkerLog,
+  SignWorkerObserved,
   SignWorkerReady,
   SignWorkerSetup,
   WorkerJob,
@@ -26,11 +28,37 @@ const log = (level: 'info' | 'warn' | 'error') => (message: string, fields?: Rec
   const line: SignWorkerLog = { log: { level, message, fields } };
   port.postMessage(line);
 };
+
+// What the signer does on the network goes back with each job's reply; what it does while no job
+// runs (start-up, background revocation refreshes) in a message of its own, a few a minute at most.
+let jobsRunning = 0;
+let flushing = false;
+const flush = () => {
+  flushing = false;
+  if (jobsRunning > 0) return;
+  const observed = observations.take();
+  if (!observed) return;
+  const message: SignWorkerObserved = { observed };
+  port.postMessage(message);
+};
+const observations = createObservationBuffer(() => {
+  if (jobsRunning > 0 || flushing) return;
+  flushing = true;
+  setImmediate(flush);
+});
+/** A job's reply, with what was observed while it ran. */
+const replyTo = (reply: SignJobReply): SignJobReply => {
+  jobsRunning -= 1;
+  const observed = observations.take();
+  return observed ? { ...reply, observed } : reply;
+};
+
 const signer = await createSigner({
   signing: setup.signing,
   development: setup.development,
   timestamps: setup.timestamps,
   revocation: setup.revocation,
+  observer: observations.observer,
   info: log('info'),
   warn: log('warn'),
   error: log('error'),
@@ -51,16 +79,11 @@ const inspect = async (bytes: ArrayBuffer) => {
 };
 
 port.on('message', (job: WorkerJob) => {
+  jobsRunning += 1;
   if ('inspect' in job) {
     inspect(job.inspect.bytes).then(
-      (inspected) => {
-        const reply: SignJobReply = { id: job.id, ok: true, inspected };
-        port.postMessage(reply);
-      },
-      (err: unknown) => {
-        const reply: SignJobReply = { id: job.id, ok: false, error: errorOf(err) };
-        port.postMessage(reply);
-      },
+      (inspected) => port.postMessage(replyTo({ id: job.id, ok: true, inspected })),
+      (err: unknown) => port.postMessage(replyTo({ id: job.id, ok: false, error: errorOf(err) })),
     );
     return;
   }
@@ -68,17 +91,14 @@ port.on('message', (job: WorkerJob) => {
   signer.sign({ ...rest, bytes: Buffer.from(bytes) }).then(
     (result) => {
       const signed = transferableView(result.bytes);
-      const reply: SignJobReply = {
+      const reply = replyTo({
         id: job.id,
         ok: true,
         result: { ...result, bytes: signed.buffer, length: signed.length },
-      };
+      });
       port.postMessage(reply, [signed.buffer]);
     },
-    (err: unknown) => {
-      const reply: SignJobReply = { id: job.id, ok: false, error: errorOf(err) };
-      port.postMessage(reply);
-    },
+    (err: unknown) => port.postMessage(replyTo({ id: job.id, ok: false, error: errorOf(err) })),
   );
 });
 

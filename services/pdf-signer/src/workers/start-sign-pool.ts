@@ -12,10 +12,12 @@ import type {
   SignJobReply,
   SignJobSuccess,
   SignWorkerLog,
+  SignWorkerObserved,
   SignWorkerReady,
   SignWorkerSetup,
   WorkerJob,
 } from './sign-job';
+import type { JobOutcome, SignerMetrics } from './signer-metrics';
 import { workerResourceLimits } from './worker-limits';
 import { workerSource } from './worker-source';
 
@@ -42,6 +44,8 @@ export interface SignPoolOptions {
   /** Revocation data of the signing chain and the TSA's certificates (each worker keeps its own cache). */
   readonly revocation?: RevocationSettings;
   readonly logger: Logger;
+  /** Where jobs, queue waits and the workers' TSA and OCSP/CRL requests are recorded (absent: nowhere). */
+  readonly metrics?: SignerMetrics;
 }
 
 /**
@@ -99,6 +103,17 @@ const errorFrom = (error: SignJobError): Error => {
   return err;
 };
 
+/** The document's fault (a refusal the caller can act on), not the service's or a dependency's. */
+const outcomeOf = (error: SignJobError): JobOutcome =>
+  error.code === undefined || error.code === 'unavailable' || error.code === 'internal'
+    ? 'error'
+    : 'rejected';
+
+const jobName = (job: WorkerJob) => ('inspect' in job ? 'inspect' : 'sign');
+
+/** Seconds a job has been on its worker. */
+const onWorkerSeconds = (pending: PendingJob) => (performance.now() - (pending.startedAt ?? 0)) / 1000;
+
 const isOutOfMemory = (err: Error | undefined) =>
   err !== undefined && 'code' in err && err.code === 'ERR_WORKER_OUT_OF_MEMORY';
 
@@ -113,12 +128,14 @@ const isOutOfMemory = (err: Error | undefined) =>
  * worker is replaced at once. Bytes cross between threads as transferred ArrayBuffers, not copies.
  */
 export const startSignPool = async (options: SignPoolOptions): Promise<SignPool> => {
-  const { size, jobBudgetMs, workerHeapMb, logger } = options;
+  const { size, jobBudgetMs, workerHeapMb, logger, metrics } = options;
   const spillMs = options.spillMs ?? 50;
   // One identity for every worker: a development certificate is made up here, once.
   const development = options.signing === undefined;
   const signing = options.signing ?? generateDevelopmentMaterial();
   const identity = loadSigningIdentity(signing, (message) => logger.warn(message), development);
+  const [leaf] = identity.certificates;
+  if (leaf) metrics?.signingCertificate(leaf);
   if (development) {
     logger.warn(
       'No SIGNING_KEY_PEM/SIGNING_CERT_PEM (or *_FILE) configured: signing with a self-signed development ' +
@@ -197,6 +214,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
       best.job = pending;
       best.jobs += 1;
       pending.startedAt = now;
+      metrics?.waited(jobName(pending.job), (now - pending.queuedAt) / 1000);
       pending.timer = setTimeout(() => overBudget(best), jobBudgetMs);
       best.worker.postMessage(pending.job, [pending.transfer]);
     }
@@ -205,6 +223,11 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
   const overBudget = (slot: Slot) => {
     const pending = settle(slot);
     slots.delete(slot);
+    metrics?.workerEnded(slot.id);
+    if (pending && metrics) {
+      metrics.ended(jobName(pending.job), 'over_budget', onWorkerSeconds(pending));
+      metrics.overBudget(jobName(pending.job), 'time');
+    }
     void slot.worker.terminate();
     logger.warn('signing job over its budget: worker ended and replaced', {
       worker: slot.id,
@@ -224,12 +247,17 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
   const onExit = (slot: Slot, code: number) => {
     // A worker ended over its budget has been taken out (and replaced) already.
     if (!slots.delete(slot)) return;
+    metrics?.workerEnded(slot.id);
     const pending = settle(slot);
     if (closing) {
       pending?.reject(new ServiceError('unavailable', 'the signer is shutting down'));
       return;
     }
     const outOfMemory = isOutOfMemory(slot.error);
+    if (pending && metrics) {
+      metrics.ended(jobName(pending.job), outOfMemory ? 'over_budget' : 'error', onWorkerSeconds(pending));
+      if (outOfMemory) metrics.overBudget(jobName(pending.job), 'memory');
+    }
     logger.error('signing worker stopped; replacing it', {
       worker: slot.id,
       exitCode: code,
@@ -258,7 +286,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
       });
       const slot: Slot = { worker, id: nextWorkerId++, ready: false, idleSince: 0, jobs: 0 };
       slots.add(slot);
-      worker.on('message', (message: SignJobReply | SignWorkerReady | SignWorkerLog) => {
+      worker.on('message', (message: SignJobReply | SignWorkerReady | SignWorkerLog | SignWorkerObserved) => {
         if ('log' in message) {
           const { level, message: text, fields } = message.log;
           // Every worker checks qpdf at start-up: one warning of it is enough (warnings with fields,
@@ -266,6 +294,10 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
           if (level === 'warn' && !fields && warned.has(text)) return;
           if (level === 'warn') warned.add(text);
           logger[level](text, fields);
+          return;
+        }
+        if (!('id' in message) && 'observed' in message) {
+          metrics?.observed(slot.id, message.observed);
           return;
         }
         if ('ready' in message) {
@@ -278,8 +310,17 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
           dispatch();
           return;
         }
+        if (message.observed) metrics?.observed(slot.id, message.observed);
         if (slot.job?.job.id !== message.id) return;
         const pending = settle(slot);
+        if (pending && metrics) {
+          metrics.ended(
+            jobName(pending.job),
+            message.ok ? 'ok' : outcomeOf(message.error),
+            onWorkerSeconds(pending),
+          );
+          if ('result' in message) metrics.signed(message.result.pageCount);
+        }
         if (message.ok) {
           pending?.resolve(message);
         } else {
@@ -313,6 +354,20 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
       if (!closing) setTimeout(replace, 1000).unref();
     });
   };
+
+  metrics?.observePool({
+    workers: () => {
+      let ready = 0;
+      for (const slot of slots) if (slot.ready) ready += 1;
+      return ready;
+    },
+    active: () => {
+      let active = 0;
+      for (const slot of slots) if (slot.job) active += 1;
+      return active;
+    },
+    queued: () => queue.length,
+  });
 
   try {
     await Promise.all(Array.from({ length: size }, spawn));

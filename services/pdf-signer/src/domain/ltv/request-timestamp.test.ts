@@ -13,7 +13,7 @@ import {
 } from '../der/encode-der';
 import { derContent, readDer, readDerChildren } from '../der/read-der';
 import { TimestampAuthorityError } from './ports';
-import type { TimestampAuthority } from './ports';
+import type { LtvObserver, LtvRequest, TimestampAuthority } from './ports';
 import { createTimestamper } from './request-timestamp';
 
 /**
@@ -46,6 +46,7 @@ const authority = (url: string, answer: (query: Buffer) => Promise<Buffer>) => {
   const queries: Buffer[] = [];
   const sut: TimestampAuthority = {
     url,
+    provider: new URL(url).host,
     request: (query) => {
       queries.push(query);
       return answer(query);
@@ -113,5 +114,29 @@ describe('createTimestamper', () => {
     expect(String(lines[1]?.reason)).toMatch(
       /^token of \d+ bytes is larger than TSA_TOKEN_MAX_BYTES \(64\)$/,
     );
+  });
+
+  it('tells its observer of every authority asked, by provider (the host, never the path), with its outcome', async () => {
+    const down = authority('http://down.example:8080/tsa?key=secret', () =>
+      Promise.reject(new TimestampAuthorityError('HTTP 503')),
+    );
+    const backup = authority('http://backup.example/tsa', (query) => Promise.resolve(grant(query)));
+    const requests: LtvRequest[] = [];
+    const observer: LtvObserver = {
+      request: (request) => requests.push(request),
+      timestampCertificate: () => undefined,
+      revocationExpiry: () => undefined,
+    };
+    const timestamp = createTimestamper({
+      authorities: [down.sut, backup.sut],
+      maxTokenBytes: 4096,
+      observer,
+    });
+    await timestamp(Buffer.from('signature value'));
+    expect(requests.map(({ kind, provider, ok }) => ({ kind, provider, ok }))).toEqual([
+      { kind: 'timestamp', provider: 'down.example:8080', ok: false },
+      { kind: 'timestamp', provider: 'backup.example', ok: true },
+    ]);
+    expect(requests.every(({ seconds }) => seconds >= 0 && seconds < 5)).toBe(true);
   });
 });

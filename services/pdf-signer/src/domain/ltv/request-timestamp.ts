@@ -12,7 +12,7 @@ import {
 import { DerError, derContent, readDer, readDerChildren, integerMagnitude, readTime } from '../der/read-der';
 import type { DerNode } from '../der/read-der';
 import { TimestampAuthorityError } from './ports';
-import type { TimestampAuthority } from './ports';
+import type { LtvObserver, TimestampAuthority } from './ports';
 
 const OID_SHA256 = '2.16.840.1.101.3.4.2.1';
 const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';
@@ -85,8 +85,15 @@ const readGenTime = (token: Buffer, node: DerNode): Date => {
   }
 };
 
-/** The TSA certificate's subject from the token's certificates (the one for timeStamping). */
-const readAuthority = (token: Buffer, certs: DerNode): string | undefined => {
+/** What a token's certificates say about its TSA: the subject and notAfter of its certificate. */
+interface TsaCertificate {
+  readonly subject?: string;
+  /** ms since the epoch. */
+  readonly notAfter?: number;
+}
+
+/** The TSA certificate from the token's certificates (the one for timeStamping). */
+const readTsaCertificate = (token: Buffer, certs: DerNode): TsaCertificate => {
   const parsed: X509Certificate[] = [];
   for (const node of readDerChildren(token, certs)) {
     if (node.tag !== 0x30) continue;
@@ -97,34 +104,41 @@ const readAuthority = (token: Buffer, certs: DerNode): string | undefined => {
     }
   }
   const tsa = parsed.find((c) => c.keyUsage?.includes(OID_TIME_STAMPING)) ?? parsed[0];
-  return tsa?.subject.replace(/\n/g, ', ');
+  if (!tsa) return {};
+  const notAfter = Date.parse(tsa.validTo);
+  return {
+    subject: tsa.subject.replace(/\n/g, ', '),
+    ...(Number.isNaN(notAfter) ? {} : { notAfter }),
+  };
 };
 
-// A TSA sends the same certificates every time: their subject is read once (a few TSAs, a few entries).
-const authorities = new Map<string, string | undefined>();
+// A TSA sends the same certificates every time: they are read once (a few TSAs, a few entries).
+const tsaCertificates = new Map<string, TsaCertificate>();
 const MAX_AUTHORITIES = 32;
 
-const authorityOf = (token: Buffer, signedData: DerNode): string | undefined => {
+const tsaCertificateOf = (token: Buffer, signedData: DerNode): TsaCertificate => {
   const certs = readDerChildren(token, signedData).find((n) => n.tag === 0xa0);
-  if (!certs) return undefined;
+  if (!certs) return {};
   const key = token.toString('base64', certs.start, certs.end);
-  if (authorities.has(key)) return authorities.get(key);
-  const authority = readAuthority(token, certs);
-  if (authorities.size >= MAX_AUTHORITIES) authorities.clear();
-  authorities.set(key, authority);
-  return authority;
+  const known = tsaCertificates.get(key);
+  if (known) return known;
+  const read = readTsaCertificate(token, certs);
+  if (tsaCertificates.size >= MAX_AUTHORITIES) tsaCertificates.clear();
+  tsaCertificates.set(key, read);
+  return read;
 };
 
 /**
  * Check a TimeStampResp (RFC 3161 §2.4.2): status granted, a SignedData token whose TSTInfo's
  * messageImprint is SHA-256 of `hash` and whose nonce is ours. Returns the token and what it says.
  * The token's signature is checked by verifiers (openssl ts -verify, pdfsig), not here.
+ * `certificateNotAfter` (ms since the epoch) is when the TSA's certificate in the token expires.
  */
 export const readTimestampResponse = (
   response: Buffer,
   hash: Buffer,
   nonce: Buffer,
-): { token: Buffer; time: Date; authority: string } => {
+): { token: Buffer; time: Date; authority: string; certificateNotAfter?: number } => {
   const resp = readDer(response, 0);
   if (resp.tag !== 0x30 || resp.end !== response.length) fail('TimeStampResp: not a DER SEQUENCE');
   const [statusInfo, tokenNode] = readDerChildren(response, resp);
@@ -159,8 +173,14 @@ export const readTimestampResponse = (
   if (!tsaNonce || !integerMagnitude(derContent(token, tsaNonce)).equals(integerMagnitude(nonce))) {
     fail('TSTInfo nonce: missing or not ours');
   }
-  const authority = authorityOf(token, signedData) ?? 'unnamed time-stamping authority';
-  return { token, time, authority };
+  const certificate = tsaCertificateOf(token, signedData);
+  const authority = certificate.subject ?? 'unnamed time-stamping authority';
+  return {
+    token,
+    time,
+    authority,
+    ...(certificate.notAfter === undefined ? {} : { certificateNotAfter: certificate.notAfter }),
+  };
 };
 
 /**
@@ -175,10 +195,12 @@ export const createTimestamper = (
     readonly authorities: readonly TimestampAuthority[];
     /** Largest token accepted (the signature placeholder reserves this much for it). */
     readonly maxTokenBytes: number;
+    /** Told of every request to an authority (provider, outcome, time) and of the TSA's certificate. */
+    readonly observer?: LtvObserver;
   },
   log?: TimestampLog,
 ) => {
-  const { authorities, maxTokenBytes } = options;
+  const { authorities, maxTokenBytes, observer } = options;
   return async (signatureValue: Buffer): Promise<SignatureTimestamp> => {
     const hash = createHash('sha256').update(signatureValue).digest();
     // Positive 64-bit nonce: the top bit clear so that it never needs a sign byte.
@@ -190,9 +212,23 @@ export const createTimestamper = (
       const attempt = performance.now();
       try {
         const body = await authority.request(request);
-        const { token, time, authority: name } = readTimestampResponse(body, hash, nonce);
+        const {
+          token,
+          time,
+          authority: name,
+          certificateNotAfter,
+        } = readTimestampResponse(body, hash, nonce);
         if (token.length > maxTokenBytes) {
           fail(`token of ${token.length} bytes is larger than TSA_TOKEN_MAX_BYTES (${maxTokenBytes})`);
+        }
+        if (observer) {
+          observer.request({
+            kind: 'timestamp',
+            provider: authority.provider,
+            ok: true,
+            seconds: (performance.now() - attempt) / 1000,
+          });
+          if (certificateNotAfter !== undefined) observer.timestampCertificate(certificateNotAfter);
         }
         return {
           token,
@@ -202,6 +238,12 @@ export const createTimestamper = (
           tsaMs: Math.round(performance.now() - started),
         };
       } catch (err) {
+        observer?.request({
+          kind: 'timestamp',
+          provider: authority.provider,
+          ok: false,
+          seconds: (performance.now() - attempt) / 1000,
+        });
         const reason =
           err instanceof TimestampAuthorityError
             ? err.message

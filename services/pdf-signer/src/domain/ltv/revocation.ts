@@ -3,7 +3,7 @@ import { ServiceError } from '@esign/contracts';
 import { derElement, derNull, derOctetString, derOid, derSequence } from '../der/encode-der';
 import { derBytes, derContent, readDer, readDerChildren, readOid, readTime } from '../der/read-der';
 import type { DerNode } from '../der/read-der';
-import type { RevocationFetcher } from './ports';
+import type { LtvObserver, RevocationFetcher } from './ports';
 
 /**
  * Revocation data for PAdES B-LT: for every certificate that names an OCSP responder (Authority
@@ -271,6 +271,15 @@ export const checkCrl = (
   return { status: 'good', thisUpdate, ...(nextUpdate ? { nextUpdate } : {}) };
 };
 
+/** A responder's host (and port), as metrics name it: never its path. */
+const providerOf = (url: string): string => {
+  try {
+    return new URL(url).host || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+};
+
 const fingerprint = (cert: Buffer) => createHash('sha256').update(cert).digest('hex');
 
 /** The issuer of `cert` among `chain`, by name and signature. */
@@ -293,15 +302,31 @@ export const createRevocationCache = (
     readonly fetcher: RevocationFetcher;
     /** Refetch this long before nextUpdate (ms); without nextUpdate, every `refreshMs`. */
     readonly refreshMs?: number;
+    /** Told of every OCSP and CRL request (provider, outcome, time) and of the soonest nextUpdate held. */
+    readonly observer?: LtvObserver;
   },
   log: { warn?: Log; error?: Log } = {},
 ): RevocationCache => {
-  const { fetcher } = options;
+  const { fetcher, observer } = options;
   const refreshMs = options.refreshMs ?? 60 * 60_000;
   const states = new Map<string, RevocationState>();
   const pending = new Map<string, Promise<void>>();
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
+
+  const observed = (kind: 'ocsp' | 'crl', url: string, ok: boolean, started: number) =>
+    observer?.request({ kind, provider: providerOf(url), ok, seconds: (performance.now() - started) / 1000 });
+
+  /** The soonest nextUpdate of the answers held (a few certificates: read after each change only). */
+  const soonestNextUpdate = (): number | undefined => {
+    let soonest: number | undefined;
+    for (const state of states.values()) {
+      if (state.status !== 'good' || !state.nextUpdate) continue;
+      const at = state.nextUpdate.getTime();
+      if (soonest === undefined || at < soonest) soonest = at;
+    }
+    return soonest;
+  };
 
   const fetchOne = async (cert: Buffer, issuer: Buffer | undefined): Promise<RevocationState> => {
     const sources = revocationSources(cert);
@@ -309,9 +334,12 @@ export const createRevocationCache = (
     const subject = new X509Certificate(cert).subject.replace(/\n/g, ', ');
     const failures: string[] = [];
     for (const url of sources.ocsp) {
+      const started = performance.now();
       try {
         const answer = await fetcher.fetchOcsp(url, encodeOcspRequest(cert, issuer));
         const checked = checkOcspResponse(answer, cert, issuer);
+        // An answer that checks out, whatever it says: the responder works.
+        observed('ocsp', url, true, started);
         if (checked.status === 'revoked') return { status: 'revoked', source: url };
         if (checked.status === 'good') {
           return {
@@ -323,10 +351,12 @@ export const createRevocationCache = (
         }
         failures.push(`${url}: status unknown`);
       } catch (err) {
+        observed('ocsp', url, false, started);
         failures.push(`${url}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     for (const url of sources.crl) {
+      const started = performance.now();
       try {
         let answer = await fetcher.fetchCrl(url);
         // A PEM CRL, as some servers publish: its DER.
@@ -334,6 +364,7 @@ export const createRevocationCache = (
           answer = Buffer.from(answer.toString('latin1').replace(/-----[^-]+-----|\s/g, ''), 'base64');
         }
         const checked = checkCrl(answer, cert, issuer);
+        observed('crl', url, true, started);
         if (checked.status === 'revoked') return { status: 'revoked', source: url };
         return {
           status: 'good',
@@ -342,6 +373,7 @@ export const createRevocationCache = (
           ...(checked.nextUpdate ? { nextUpdate: checked.nextUpdate } : {}),
         };
       } catch (err) {
+        observed('crl', url, false, started);
         failures.push(`${url}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
@@ -402,6 +434,7 @@ export const createRevocationCache = (
         });
       }
       states.set(key, state);
+      observer?.revocationExpiry(soonestNextUpdate());
       schedule(state, () => load(cert, chain));
     })().finally(() => pending.delete(key));
     pending.set(key, task);
