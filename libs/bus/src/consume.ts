@@ -19,6 +19,8 @@ export interface EventContext {
   readonly streamSequence: number;
   /** The `Nats-Msg-Id` it was published with (the outbox row id), when it has one. */
   readonly msgId: string | undefined;
+  /** When the stream stored it (its publication): where a delivery lag starts. */
+  readonly publishedAt: Date;
 }
 
 /** Handles one durable event; resolving acks it, throwing has it redelivered later. */
@@ -204,6 +206,7 @@ export const startDurableConsumer = async <E extends EventContract<z.ZodType>>(d
             deliveryCount,
             streamSequence,
             msgId: msg.headers?.get('Nats-Msg-Id') || undefined,
+            publishedAt: new Date(Math.floor(msg.info.timestampNanos / 1e6)),
           });
           msg.ack();
         } catch (err) {
