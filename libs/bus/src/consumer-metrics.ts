@@ -1,6 +1,7 @@
 import type { JetStreamManager } from 'nats';
 import { cachedReading, type Instruments } from '@esign/telemetry';
 import type { Bus } from './bus';
+import type { OnParked } from './consume';
 
 /** How old a consumer's info may be for the second gauge of the same scrape. */
 const SHARED_FOR_MS = 1000;
@@ -54,4 +55,14 @@ export const observeConsumerLag = (options: {
       if (lag) report(lag.ackPending, { 'messaging.consumer.group.name': durable });
     }
   });
+};
+
+/**
+ * Count parked messages as `esign.bus.consumer.parked`, by durable and reason: pass the result as the
+ * bus's `onParked`. The counter is created here, once.
+ */
+export const countParkedEvents = (metrics: Pick<Instruments, 'counter'>): OnParked => {
+  const parked = metrics.counter('consumerParked');
+  return ({ durable, reason }) =>
+    parked.add(1, { 'messaging.consumer.group.name': durable, 'esign.reason': reason });
 };
