@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { busOptionsFrom, busResource, observeConsumerLag } from '@esign/bus';
+import { busOptionsFrom, busResource, countParkedEvents, observeConsumerLag } from '@esign/bus';
 import { AccountPlanChanged, DocumentSigned, KeyRevoked } from '@esign/contracts';
 import { databaseUnavailable, isDatabaseDown, migratedDatabase } from '@esign/db';
 import {
@@ -77,7 +77,9 @@ export const startKeyService = (
         migrationsFolder: MIGRATIONS_FOLDER,
       }),
     );
-    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'key', logger }));
+    const bus = await use(
+      busResource({ ...busOptionsFrom(config), name: 'key', logger, onParked: countParkedEvents(metrics) }),
+    );
     const deps: KeyServiceDeps = {
       keys: createKeyRepository(database.db),
       accounts: createAccountRepository(database.db),
