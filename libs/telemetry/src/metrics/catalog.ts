@@ -275,7 +275,8 @@ export const METRICS = {
     name: 'esign.webhook.delivery.lag',
     kind: 'histogram',
     unit: 's',
-    description: "From the event's time (its `timestamp` in the payload) to the endpoint's 2xx answer.",
+    description:
+      "From the event's time (its `timestamp` in the payload) to the endpoint's 2xx answer (a replay counts from the original event).",
     labels: ['esign.event'],
     services: ['webhook'],
     buckets: LAG_BUCKETS,
