@@ -14,7 +14,7 @@ const logger = createLogger({ service: 'bus-lag-test', level: 'error', write: ()
 const scraper = () => {
   const callbacks = new Map<string, Parameters<Instruments['gauge']>[1]>();
   const metrics: Pick<Instruments, 'gauge'> = {
-    gauge: (key, observe) => void callbacks.set(key, observe as Parameters<Instruments['gauge']>[1]),
+    gauge: (key, observe) => void callbacks.set(key, observe),
   };
   const scrape = async (key: 'consumerPending' | 'consumerAckPending') => {
     const values: Record<string, number> = {};

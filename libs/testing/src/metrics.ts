@@ -21,13 +21,11 @@ export const metricValue = (
     if (line.startsWith('#')) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line);
     if (match?.[1] !== name) continue;
-    const found = Object.fromEntries(
-      [...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((m) => [
-        m[1],
-        m[2],
-      ]),
-    );
-    if (Object.entries(labels).every(([key, value]) => found[key] === value)) {
+    const found = new Map<string, string>();
+    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
+      found.set(pair[1] ?? '', pair[2] ?? '');
+    }
+    if (Object.entries(labels).every(([key, value]) => found.get(key) === value)) {
       total = (total ?? 0) + Number(match[3]);
     }
   }
