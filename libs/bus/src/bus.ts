@@ -10,7 +10,13 @@ import {
   type NatsError,
   type Service,
 } from 'nats';
-import { startDurableConsumer, type ConsumeOptions, type EventHandler, type Consumption } from './consume';
+import {
+  startDurableConsumer,
+  type ConsumeOptions,
+  type EventHandler,
+  type Consumption,
+  type OnParked,
+} from './consume';
 import {
   DURABLE_EVENT_SUBJECTS,
   EVENTS_STREAM,
@@ -78,6 +84,8 @@ export interface BusOptions {
   logger: Logger;
   /** Default request timeout. */
   timeoutMs: number;
+  /** Told of every message a durable consumer of this connection parks (see ./consume). */
+  onParked?: OnParked;
 }
 
 /** Typed request/reply and events over NATS, with the error envelope and trace propagation. */
@@ -430,6 +438,7 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
         handler,
         options: consumeOptions,
         logger,
+        onParked: options.onParked,
       });
       consumptions.push(consumption);
       return consumption;

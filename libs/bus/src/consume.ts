@@ -19,6 +19,8 @@ export interface EventContext {
   readonly streamSequence: number;
   /** The `Nats-Msg-Id` it was published with (the outbox row id), when it has one. */
   readonly msgId: string | undefined;
+  /** When the stream stored it (its publication): where a delivery lag starts. */
+  readonly publishedAt: Date;
 }
 
 /** Handles one durable event; resolving acks it, throwing has it redelivered later. */
@@ -58,6 +60,15 @@ export interface ConsumeOptions {
    */
   retryDelaysMs?: readonly number[];
 }
+
+/**
+ * Why a message was parked: it failed its contract (or was not JSON), its handler called it
+ * unprocessable, or its last allowed delivery failed.
+ */
+export type TParkReason = 'contract' | 'unprocessable' | 'exhausted';
+
+/** Told of every parked message (a metric counts them). */
+export type OnParked = (parked: { readonly durable: string; readonly reason: TParkReason }) => void;
 
 /** A running durable consumption. */
 export interface Consumption {
@@ -107,6 +118,7 @@ export const startDurableConsumer = async <E extends EventContract<z.ZodType>>(d
   handler: EventHandler<E>;
   options: ConsumeOptions;
   logger: Logger;
+  onParked?: OnParked;
 }): Promise<Consumption> => {
   const { nc, streamName, subject, event, handler, logger } = deps;
   const {
@@ -149,9 +161,10 @@ export const startDurableConsumer = async <E extends EventContract<z.ZodType>>(d
   const messages = await consumer.consume({ max_messages: concurrency });
   const log = logger.child({ consumer: durable });
 
-  const park = (msg: JsMsg, reason: string, fields: Record<string, unknown>) => {
+  const park = (msg: JsMsg, why: TParkReason, reason: string, fields: Record<string, unknown>) => {
     // term() without a reason: nats-server 2.9 does not recognise "+TERM <reason>".
     msg.term();
+    deps.onParked?.({ durable, reason: why });
     log.error('event parked', {
       subject: event.subject,
       stream: msg.info.stream,
@@ -183,7 +196,7 @@ export const startDurableConsumer = async <E extends EventContract<z.ZodType>>(d
           if (!parsed.success) {
             span.setStatus({ code: SpanStatusCode.ERROR, message: 'payload fails its contract' });
             span.end();
-            park(msg, 'payload fails its contract', {
+            park(msg, 'contract', 'payload fails its contract', {
               issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
             });
             return;
@@ -192,7 +205,7 @@ export const startDurableConsumer = async <E extends EventContract<z.ZodType>>(d
         } catch (err) {
           span.setStatus({ code: SpanStatusCode.ERROR, message: 'payload is not JSON' });
           span.end();
-          park(msg, 'payload is not JSON', { err });
+          park(msg, 'contract', 'payload is not JSON', { err });
           return;
         }
         // Progress acks keep a slow handler's message from being redelivered to someone else meanwhile.
@@ -204,6 +217,7 @@ export const startDurableConsumer = async <E extends EventContract<z.ZodType>>(d
             deliveryCount,
             streamSequence,
             msgId: msg.headers?.get('Nats-Msg-Id') || undefined,
+            publishedAt: new Date(Math.floor(msg.info.timestampNanos / 1e6)),
           });
           msg.ack();
         } catch (err) {
@@ -213,9 +227,9 @@ export const startDurableConsumer = async <E extends EventContract<z.ZodType>>(d
           });
           if (err instanceof Error) span.recordException(err);
           if (err instanceof UnprocessableEventError) {
-            park(msg, 'unprocessable', { err });
+            park(msg, 'unprocessable', 'unprocessable', { err });
           } else if (deliveryCount >= maxDeliveries) {
-            park(msg, `failed on all ${maxDeliveries} deliveries`, { err });
+            park(msg, 'exhausted', `failed on all ${maxDeliveries} deliveries`, { err });
           } else {
             const delay = retryDelayMs(retryDelaysMs, deliveryCount);
             msg.nak(delay);

@@ -3,3 +3,4 @@ export * from './envelope';
 export * from './trace-context';
 export * from './consume';
 export * from './bus-resource';
+export * from './consumer-metrics';

@@ -15,6 +15,9 @@ import type { TDocumentStoreConfig } from './config';
 import { createDocumentRepository } from './db/document-repository';
 import { CONCURRENT_INDEXES } from './db/concurrent-indexes';
 import { schema } from './db/schema';
+import { countSweepRuns } from './metrics/count-sweep-runs';
+import { observeOutbox } from './metrics/observe-outbox';
+import { observeSigningRequests } from './metrics/observe-signing-requests';
 import { findByIdempotencyKeyHandler } from './handlers/find-by-idempotency-key';
 import { findIssuedHandler } from './handlers/find-issued';
 import { getHandler } from './handlers/get';
@@ -107,6 +110,9 @@ export const startDocumentStore = (
     const bus = await use(busResource({ ...busOptionsFrom(config), name: 'document-store', logger }));
     await bus.ensureEventStream();
     const documents = createDocumentRepository({ db: database.db, pool: database.pool });
+    observeOutbox({ pool: database.pool, metrics });
+    observeSigningRequests({ pool: database.pool, metrics });
+    const sweepCounters = { runs: metrics.counter('sweepRuns'), items: metrics.counter('sweepCollected') };
     // Stopped after the sweeps, whose writes it publishes.
     const outboxRelay = await use({
       name: 'outbox relay',
@@ -127,12 +133,17 @@ export const startDocumentStore = (
     if (config.SIGNED_SWEEP_INTERVAL_MS > 0) {
       await use(
         sweepResource({
-          sweep: createSignedSweep({
-            pool: database.pool,
-            blob: createBlobStore(blobOptionsFrom(config)),
-            logger,
-            graceMs: config.SIGNED_SWEEP_GRACE_MS,
-            batch: config.SIGNED_SWEEP_BATCH,
+          sweep: countSweepRuns({
+            sweep: createSignedSweep({
+              pool: database.pool,
+              blob: createBlobStore(blobOptionsFrom(config)),
+              logger,
+              graceMs: config.SIGNED_SWEEP_GRACE_MS,
+              batch: config.SIGNED_SWEEP_BATCH,
+            }),
+            name: 'signed_objects',
+            collected: (run) => ({ signed_object: run.removed.length }),
+            ...sweepCounters,
           }),
           intervalMs: config.SIGNED_SWEEP_INTERVAL_MS,
           logger,
@@ -144,14 +155,23 @@ export const startDocumentStore = (
     if (config.SIGNING_SWEEP_INTERVAL_MS > 0) {
       await use(
         sweepResource({
-          sweep: createSigningSweep({
-            pool: database.pool,
-            blob: createBlobStore(blobOptionsFrom(config)),
-            logger,
-            reminders,
-            batch: config.SIGNING_SWEEP_BATCH,
-            onWritten: outboxRelay.notify,
-            now,
+          sweep: countSweepRuns({
+            sweep: createSigningSweep({
+              pool: database.pool,
+              blob: createBlobStore(blobOptionsFrom(config)),
+              logger,
+              reminders,
+              batch: config.SIGNING_SWEEP_BATCH,
+              onWritten: outboxRelay.notify,
+              now,
+            }),
+            name: 'signing_requests',
+            collected: (run) => ({
+              expired_request: run.expired.length,
+              reminder: run.reminded.length,
+              original: run.originalsRemoved.length,
+            }),
+            ...sweepCounters,
           }),
           intervalMs: config.SIGNING_SWEEP_INTERVAL_MS,
           logger,

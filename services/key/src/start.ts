@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { busOptionsFrom, busResource } from '@esign/bus';
+import { busOptionsFrom, busResource, countParkedEvents, observeConsumerLag } from '@esign/bus';
 import { AccountPlanChanged, DocumentSigned, KeyRevoked } from '@esign/contracts';
 import { databaseUnavailable, isDatabaseDown, migratedDatabase } from '@esign/db';
 import {
@@ -77,7 +77,9 @@ export const startKeyService = (
         migrationsFolder: MIGRATIONS_FOLDER,
       }),
     );
-    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'key', logger }));
+    const bus = await use(
+      busResource({ ...busOptionsFrom(config), name: 'key', logger, onParked: countParkedEvents(metrics) }),
+    );
     const deps: KeyServiceDeps = {
       keys: createKeyRepository(database.db),
       accounts: createAccountRepository(database.db),
@@ -114,12 +116,13 @@ export const startKeyService = (
     );
     // Documents made without a reservation (a plan without a limit) are counted from their record.
     const countRecorded = createRecordedDocumentCounter(deps.quotas);
-    await bus.consume(DocumentSigned, (event) => countRecorded(event), {
+    const counting = await bus.consume(DocumentSigned, (event) => countRecorded(event), {
       durable: 'key-count-documents',
       // Up to this many events are pulled and written together (one statement each time).
       concurrency: 256,
       maxDeliveries: 50,
     });
+    observeConsumerLag({ bus, metrics, durables: [counting.durable] });
     await use(purgeExpired({ deps, intervalMs: config.PURGE_INTERVAL_MS, logger }));
     const health = await use(healthServer({ port: config.HEALTH_PORT, ready, metrics }));
     return { healthPort: health.port };

@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore, createPresigner } from '@esign/blob';
-import { busOptionsFrom, busResource, type ConsumeOptions } from '@esign/bus';
+import {
+  busOptionsFrom,
+  busResource,
+  countParkedEvents,
+  observeConsumerLag,
+  type ConsumeOptions,
+} from '@esign/bus';
 import {
   AccountUsageGet,
   SignInLinkRequested,
@@ -23,6 +29,7 @@ import {
   type Resource,
   metricsResource,
 } from '@esign/telemetry';
+import { createMailMetrics } from './adapters/mail-metrics';
 import { createSmtpTransport, type MailTransport } from './adapters/smtp-transport';
 import type { TMailerConfig } from './config';
 import { createDeliveryRepository } from './db/delivery-repository';
@@ -72,7 +79,14 @@ export const startMailerService = (
     );
     // Before the bus: the emails in flight when it drains still need it.
     const transport = await use(smtpTransport(config));
-    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'mailer', logger }));
+    const bus = await use(
+      busResource({
+        ...busOptionsFrom(config),
+        name: 'mailer',
+        logger,
+        onParked: countParkedEvents(metrics),
+      }),
+    );
     const blobOptions = blobOptionsFrom(config);
     const blob = createBlobStore(blobOptions);
     const presign = createPresigner({
@@ -87,20 +101,30 @@ export const startMailerService = (
           'response-content-disposition': `attachment; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')}"`,
         }),
     };
-    const deps = { deliveries: createDeliveryRepository(database.db), transport, logger };
+    const deps = {
+      deliveries: createDeliveryRepository(database.db),
+      transport,
+      logger,
+      outcomes: createMailMetrics({ metrics, maxDeliveries: config.MAIL_MAX_DELIVERIES }),
+    };
     const links = {
       attachLink: (request: Parameters<typeof bus.request<typeof SigningAttachLink>>[1]) =>
         bus.request(SigningAttachLink, request),
       publicBaseUrl: config.PUBLIC_BASE_URL,
     };
-    const consume = (durable: string): ConsumeOptions => ({
-      durable,
-      concurrency: config.MAIL_CONCURRENCY,
-      maxDeliveries: config.MAIL_MAX_DELIVERIES,
-      retryDelaysMs: config.MAIL_RETRY_DELAYS_MS,
-      // An attempt may fetch a 10 MB PDF and push it through SMTP; progress acks extend this.
-      ackWaitMs: 60_000,
-    });
+    // Every consumer's lag is reported (observeConsumerLag below).
+    const durables: string[] = [];
+    const consume = (durable: string): ConsumeOptions => {
+      durables.push(durable);
+      return {
+        durable,
+        concurrency: config.MAIL_CONCURRENCY,
+        maxDeliveries: config.MAIL_MAX_DELIVERIES,
+        retryDelaysMs: config.MAIL_RETRY_DELAYS_MS,
+        // An attempt may fetch a 10 MB PDF and push it through SMTP; progress acks extend this.
+        ackWaitMs: 60_000,
+      };
+    };
     await bus.consume(
       SigningRequested,
       signingRequestedHandler({ ...deps, ...links }),
@@ -143,6 +167,7 @@ export const startMailerService = (
       }),
       consume('mailer-webhook-endpoint-disabled'),
     );
+    observeConsumerLag({ bus, metrics, durables });
     const health = await use(healthServer({ port: config.HEALTH_PORT, ready, metrics }));
     return { healthPort: health.port };
   });

@@ -1,5 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { busOptionsFrom, busResource, type Bus, type ConsumeOptions } from '@esign/bus';
+import {
+  busOptionsFrom,
+  busResource,
+  countParkedEvents,
+  observeConsumerLag,
+  type Bus,
+  type ConsumeOptions,
+} from '@esign/bus';
 import {
   DocumentSigned,
   SigningCompleted,
@@ -17,6 +24,7 @@ import {
   type Resource,
   metricsResource,
 } from '@esign/telemetry';
+import { createDeliveryMetrics } from './adapters/delivery-metrics';
 import { createHttpPoster, type HttpPoster } from './adapters/http-poster';
 import { DEVELOPMENT_SECRET_KEY, type TWebhookConfig } from './config';
 import { schema } from './db/schema';
@@ -108,19 +116,34 @@ export const startWebhookService = (
             if (!connected.bus) throw new Error('the bus is not connected yet');
             await connected.bus.publish(WebhookEndpointDisabled, event, { msgId: event.eventId });
           },
+          outcomes: createDeliveryMetrics({ metrics }),
           logger,
           now,
         }),
       ),
     );
-    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'webhook', logger }));
+    const bus = await use(
+      busResource({
+        ...busOptionsFrom(config),
+        name: 'webhook',
+        logger,
+        onParked: countParkedEvents(metrics),
+      }),
+    );
     connected.bus = bus;
     const deps: WebhookServiceDeps = { store, secrets, targets, now, onQueued: () => deliveries.notify() };
-    await bus.consume(DocumentSigned, documentSignedHandler(deps), durable('webhook-document-signed'));
-    await bus.consume(SigningViewed, signingViewedHandler(deps), durable('webhook-signing-viewed'));
-    await bus.consume(SigningCompleted, signingCompletedHandler(deps), durable('webhook-signing-completed'));
-    await bus.consume(SigningDeclined, signingDeclinedHandler(deps), durable('webhook-signing-declined'));
-    await bus.consume(SigningExpired, signingExpiredHandler(deps), durable('webhook-signing-expired'));
+    const consumptions = [
+      await bus.consume(DocumentSigned, documentSignedHandler(deps), durable('webhook-document-signed')),
+      await bus.consume(SigningViewed, signingViewedHandler(deps), durable('webhook-signing-viewed')),
+      await bus.consume(
+        SigningCompleted,
+        signingCompletedHandler(deps),
+        durable('webhook-signing-completed'),
+      ),
+      await bus.consume(SigningDeclined, signingDeclinedHandler(deps), durable('webhook-signing-declined')),
+      await bus.consume(SigningExpired, signingExpiredHandler(deps), durable('webhook-signing-expired')),
+    ];
+    observeConsumerLag({ bus, metrics, durables: consumptions.map((c) => c.durable) });
     await bus.serve(
       [
         createEndpointHandler(deps),

@@ -205,7 +205,8 @@ export const METRICS = {
     name: 'esign.outbox.pending',
     kind: 'gauge',
     unit: '{event}',
-    description: 'Outbox rows not yet published to NATS.',
+    description:
+      'Outbox rows not yet published to NATS (counted on the partial index of unpublished rows; one query per scrape, shared with the age).',
     labels: [],
     services: ['document-store'],
   }),
@@ -221,7 +222,8 @@ export const METRICS = {
     name: 'esign.sweep.runs',
     kind: 'counter',
     unit: '{run}',
-    description: 'Runs of a periodic sweep, by sweep and outcome (`ok`, `error`).',
+    description:
+      'Runs of a periodic sweep, by sweep (`signed_objects`, `signing_requests`) and outcome (`ok`, `skipped`: another replica held the sweep, `error`).',
     labels: ['esign.sweep', 'esign.outcome'],
     services: ['document-store'],
   }),
@@ -229,15 +231,17 @@ export const METRICS = {
     name: 'esign.sweep.collected',
     kind: 'counter',
     unit: '{item}',
-    description: 'What the sweeps collected (expired requests, abandoned uploads…), by sweep.',
-    labels: ['esign.sweep'],
+    description:
+      'What the sweeps collected, by sweep and item: `signed_objects` removes `signed_object` (a signed PDF no record holds); `signing_requests` marks `expired_request`, removes `original` (the PDF of an ended request) and sends `reminder`.',
+    labels: ['esign.sweep', 'esign.item'],
     services: ['document-store'],
   }),
   signingRequests: spec({
     name: 'esign.signing_requests',
     kind: 'gauge',
     unit: '{request}',
-    description: 'Send-for-signing requests by state.',
+    description:
+      'Send-for-signing requests by state (`pending`, `signed`, `declined`, `canceled`, `expired`). `pending` is counted at each scrape on its partial index; the ended states, a scan of the whole table, are counted at most every 5 minutes per replica and reported from that count meanwhile.',
     labels: ['esign.state'],
     services: ['document-store'],
   }),
@@ -247,7 +251,8 @@ export const METRICS = {
     name: 'esign.mail.messages',
     kind: 'counter',
     unit: '{message}',
-    description: 'Emails by kind and outcome (`sent`, `retried`, `parked`, `dead_lettered`, `duplicate`).',
+    description:
+      'Emails by kind (`signing-request`, `reminder`, `completed`, `declined`, `expired`, `canceled`, `sign-in-link`, `webhook-disabled`) and outcome: `sent`, `skipped` (no longer to be sent), `duplicate` (already handled), `retried` (failed; the event comes again), `dead_lettered` (failed on its last delivery; the event is parked). Events parked before any email: `esign.bus.consumer.parked`.',
     labels: ['esign.mail', 'esign.outcome'],
     services: ['mailer'],
   }),
@@ -255,7 +260,8 @@ export const METRICS = {
     name: 'esign.mail.delivery.lag',
     kind: 'histogram',
     unit: 's',
-    description: 'From the event that asked for an email to the SMTP server accepting it.',
+    description:
+      'From the publication of the event that asked for an email (its time in the stream) to the SMTP server accepting it.',
     labels: ['esign.mail'],
     services: ['mailer'],
     buckets: LAG_BUCKETS,
@@ -265,7 +271,7 @@ export const METRICS = {
     kind: 'counter',
     unit: '{delivery}',
     description:
-      'Webhook delivery attempts by event type and outcome (`delivered`, `retried`, `dead_lettered`).',
+      'Webhook delivery attempts by event type (`document.signed`, `signing.viewed`, …, `webhook.test`) and outcome: `delivered` (a 2xx), `retried` (another attempt is scheduled), `dead_lettered` (the retry schedule is spent, or the endpoint answered 410).',
     labels: ['esign.event', 'esign.outcome'],
     services: ['webhook'],
   }),
@@ -273,7 +279,8 @@ export const METRICS = {
     name: 'esign.webhook.delivery.lag',
     kind: 'histogram',
     unit: 's',
-    description: "From the event to the endpoint's 2xx answer.",
+    description:
+      "From the event's time (its `timestamp` in the payload) to the endpoint's 2xx answer (a replay counts from the original event).",
     labels: ['esign.event'],
     services: ['webhook'],
     buckets: LAG_BUCKETS,
@@ -282,25 +289,37 @@ export const METRICS = {
     name: 'esign.webhook.endpoints.disabled',
     kind: 'counter',
     unit: '{endpoint}',
-    description: 'Endpoints disabled after failing for too long.',
-    labels: [],
+    description:
+      'Endpoints disabled by the delivery loop, by reason: `failing` (failing for longer than WEBHOOK_DISABLE_AFTER_MS) or `gone` (answered 410).',
+    labels: ['esign.reason'],
     services: ['webhook'],
   }),
   consumerPending: spec({
     name: 'esign.bus.consumer.pending',
     kind: 'gauge',
     unit: '{message}',
-    description: 'Messages of a durable JetStream consumer not yet delivered (its backlog).',
+    description:
+      'Messages of a durable JetStream consumer not yet delivered (its backlog), by durable name; read from the consumer info at each scrape.',
     labels: ['messaging.consumer.group.name'],
-    services: ['document-store', 'mailer', 'webhook', 'key'],
+    services: ['mailer', 'webhook', 'key'],
   }),
   consumerAckPending: spec({
     name: 'esign.bus.consumer.ack_pending',
     kind: 'gauge',
     unit: '{message}',
-    description: 'Messages of a durable JetStream consumer delivered and not yet acknowledged.',
+    description:
+      'Messages of a durable JetStream consumer delivered and not yet acknowledged (being handled, or waiting out the ack wait).',
     labels: ['messaging.consumer.group.name'],
-    services: ['document-store', 'mailer', 'webhook', 'key'],
+    services: ['mailer', 'webhook', 'key'],
+  }),
+  consumerParked: spec({
+    name: 'esign.bus.consumer.parked',
+    kind: 'counter',
+    unit: '{message}',
+    description:
+      'Messages a durable consumer parked (never delivered to it again; they stay in the stream), by durable and reason: `contract` (fails its contract), `unprocessable`, `exhausted` (its last allowed delivery failed).',
+    labels: ['messaging.consumer.group.name', 'esign.reason'],
+    services: ['mailer', 'webhook', 'key'],
   }),
 
   // ── Every process ────────────────────────────────────────────────────────────────────────────────

@@ -1,3 +1,4 @@
 export * from './catalog';
 export * from './instruments';
 export * from './provider';
+export * from './cached-reading';

@@ -1,6 +1,7 @@
 import type { Logger } from '@esign/telemetry';
 import type { MailTransport, TOutgoingMail } from '../adapters/smtp-transport';
 import type { DeliveryKey, DeliveryRepository } from '../db/delivery-repository';
+import type { MailOutcomes } from './mail-outcomes';
 
 /** Why an email is not sent after all (the request is no longer pending, say). */
 export interface TSkip {
@@ -29,16 +30,30 @@ const describe = (err: unknown): string => {
  * `compose` runs only for an attempt, which matters for emails whose link is made then.
  */
 export const deliverEmail = async (
-  deps: { deliveries: DeliveryRepository; transport: MailTransport; logger: Logger },
-  input: { key: DeliveryKey; compose: () => Promise<TOutgoingMail | TSkip> },
+  deps: { deliveries: DeliveryRepository; transport: MailTransport; logger: Logger; outcomes: MailOutcomes },
+  input: {
+    key: DeliveryKey;
+    compose: () => Promise<TOutgoingMail | TSkip>;
+    /** The delivery of the event this attempt is part of. */
+    attempt: { readonly deliveryCount: number; readonly publishedAt: Date };
+  },
 ): Promise<'sent' | 'skipped' | 'already-done'> => {
-  const { key } = input;
+  const { key, attempt } = input;
   const fields = { kind: key.kind, eventId: key.eventId, sendId: key.sendId, auditId: key.auditId };
-  const claim = await deps.deliveries.claim(key, SENDING_LEASE_MS);
+  let claim;
+  try {
+    claim = await deps.deliveries.claim(key, SENDING_LEASE_MS);
+  } catch (err) {
+    deps.outcomes.failed(key.kind, attempt.deliveryCount);
+    throw err;
+  }
   if (!claim.claimed) {
-    if (claim.state === 'sending')
+    if (claim.state === 'sending') {
+      deps.outcomes.failed(key.kind, attempt.deliveryCount);
       throw new DeliveryInProgressError(`${key.kind} email is being sent elsewhere`);
+    }
     deps.logger.info('email already handled; not sent again', { ...fields, state: claim.state });
+    deps.outcomes.notSent(key.kind, 'duplicate');
     return 'already-done';
   }
   try {
@@ -46,13 +61,16 @@ export const deliverEmail = async (
     if ('skip' in mail) {
       await deps.deliveries.markSkipped(claim.id, mail.skip);
       deps.logger.info('email skipped', { ...fields, reason: mail.skip });
+      deps.outcomes.notSent(key.kind, 'skipped');
       return 'skipped';
     }
     const { messageId } = await deps.transport.send(mail);
+    deps.outcomes.sent(key.kind, attempt.publishedAt);
     await deps.deliveries.markSent(claim.id, messageId);
     deps.logger.info('email sent', { ...fields, attempts: claim.attempts, messageId });
     return 'sent';
   } catch (err) {
+    deps.outcomes.failed(key.kind, attempt.deliveryCount);
     await deps.deliveries
       .markFailed(claim.id, describe(err))
       .catch((markErr: unknown) =>

@@ -30,6 +30,7 @@ export const noticeHandler =
     await deliverEmail(
       { ...deps, logger: ctx.logger },
       {
+        attempt: ctx,
         key: {
           eventId: event.eventId,
           kind,

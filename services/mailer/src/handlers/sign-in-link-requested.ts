@@ -26,6 +26,7 @@ export const signInLinkRequestedHandler =
     await deliverEmail(
       { ...deps, logger: ctx.logger },
       {
+        attempt: ctx,
         // Not about a signing request: the delivery log's sendId and auditId stay empty.
         key: {
           eventId: event.eventId,

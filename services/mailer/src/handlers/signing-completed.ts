@@ -29,6 +29,7 @@ export const signingCompletedHandler =
         await deliverEmail(
           { ...deps, logger: ctx.logger },
           {
+            attempt: ctx,
             key: {
               eventId: event.eventId,
               kind: 'completed',

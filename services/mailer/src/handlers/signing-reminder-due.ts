@@ -17,6 +17,7 @@ export const signingReminderDueHandler =
     await deliverEmail(
       { ...deps, logger: ctx.logger },
       {
+        attempt: ctx,
         key: {
           eventId: event.eventId,
           kind: 'reminder',

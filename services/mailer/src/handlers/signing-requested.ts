@@ -14,6 +14,7 @@ export const signingRequestedHandler =
     await deliverEmail(
       { ...deps, logger: ctx.logger },
       {
+        attempt: ctx,
         key: {
           eventId: event.eventId,
           kind: 'signing-request',

@@ -36,6 +36,7 @@ export const webhookEndpointDisabledHandler =
     await deliverEmail(
       { ...deps, logger: ctx.logger },
       {
+        attempt: ctx,
         key: {
           eventId: event.eventId,
           kind: 'webhook-disabled',

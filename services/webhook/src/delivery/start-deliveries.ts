@@ -9,6 +9,7 @@ import { announceDisabled } from '../domain/announce-disabled';
 import { attemptDelivery, type AttemptDeps } from '../domain/attempt-delivery';
 import type { TargetPolicy } from '../domain/check-endpoint-url';
 import type { Clock } from '../domain/clock';
+import type { DeliveryOutcomes } from '../domain/delivery-outcomes';
 import type { SecretBox } from '../domain/secret-box';
 import { startDeliveryLoop, type DeliveryLoop } from './delivery-loop';
 
@@ -20,6 +21,7 @@ export const startDeliveries = (deps: {
   secrets: SecretBox;
   targets: TargetPolicy;
   publishDisabled: (event: TWebhookEndpointDisabledEvent) => Promise<void>;
+  outcomes: DeliveryOutcomes;
   logger: Logger;
   now: Clock;
 }): DeliveryLoop => {
@@ -41,6 +43,7 @@ export const startDeliveries = (deps: {
     }),
     onDisabled: (endpoint) =>
       announceDisabled({ logger, now: now(), endpoint, publish: deps.publishDisabled }),
+    outcomes: deps.outcomes,
     logger,
     now,
   };

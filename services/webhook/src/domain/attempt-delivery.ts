@@ -4,6 +4,7 @@ import type { HttpPoster, PostOutcome } from '../adapters/http-poster';
 import type { ClaimedDelivery, EndpointRow, WebhookStore } from '../db/store';
 import { nextAttemptAt } from './backoff';
 import type { Clock } from './clock';
+import type { DeliveryOutcomes } from './delivery-outcomes';
 import type { SecretBox } from './secret-box';
 import { signWebhook } from './signature';
 import { checkTarget, TargetRefusedError, type Lookup } from './ssrf';
@@ -26,6 +27,7 @@ export interface AttemptDeps {
   readonly disableAfterMs: number;
   readonly downloadUrl: (objectKey: string) => Promise<{ url: string; expiresAt: string }>;
   readonly onDisabled: (endpoint: EndpointRow) => Promise<void>;
+  readonly outcomes: DeliveryOutcomes;
   readonly logger: Logger;
   readonly now: Clock;
 }
@@ -121,10 +123,12 @@ export const attemptDelivery = async (claimed: ClaimedDelivery, deps: AttemptDep
   });
   const log = deps.logger.child({ webhookId: endpoint.id, eventId: event.id, deliveryId: delivery.id });
   if (succeeded) {
+    deps.outcomes.delivered(event.type, event.occurredAt);
     await deps.store.markHealthy(endpoint.id);
     log.info('webhook delivered', { status, attempt: delivery.attempts, latencyMs: outcome.latencyMs });
     return;
   }
+  deps.outcomes.failed(event.type, retryAt !== null);
   log.warn('webhook attempt failed', {
     status,
     error,
@@ -140,6 +144,9 @@ export const attemptDelivery = async (claimed: ClaimedDelivery, deps: AttemptDep
         : undefined;
   if (reason) {
     const disabled = await deps.store.disable(endpoint.id, reason, deps.now());
-    if (disabled) await deps.onDisabled(disabled);
+    if (disabled) {
+      deps.outcomes.disabled(reason);
+      await deps.onDisabled(disabled);
+    }
   }
 };
