@@ -1,5 +1,40 @@
 import { spawn } from 'node:child_process';
 
+/** One sample of the Prometheus text format: its name, labels and value. */
+export interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** The samples of a Prometheus text exposition (comment lines skipped). */
+export const parseSamples = (text: string): Sample[] =>
+  text
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line);
+      if (!match) throw new Error(`not a sample: ${line}`);
+      const labels: Record<string, string> = {};
+      for (const [, key, value] of (match[2] ?? '').matchAll(
+        /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g,
+      )) {
+        if (key !== undefined && value !== undefined) labels[key] = value;
+      }
+      return { name: match[1] ?? '', labels, value: Number(match[3]) };
+    });
+
+const matches = (sample: Sample, name: string, labels: Record<string, string>) =>
+  sample.name === name && Object.entries(labels).every(([k, v]) => sample.labels[k] === v);
+
+/** The sum of the samples named `name` whose labels include `labels` (0 when there is none). */
+export const valueOf = (samples: Sample[], name: string, labels: Record<string, string> = {}): number =>
+  samples.filter((s) => matches(s, name, labels)).reduce((sum, s) => sum + s.value, 0);
+
+/** Whether a sample named `name` with these labels exists at all. */
+export const has = (samples: Sample[], name: string, labels: Record<string, string> = {}): boolean =>
+  samples.some((s) => matches(s, name, labels));
+
 /** The Prometheus text a process serves at /metrics on its operations port. */
 export const scrapeMetrics = async (healthPort: number): Promise<string> => {
   const response = await fetch(`http://127.0.0.1:${healthPort}/metrics`);
@@ -8,28 +43,16 @@ export const scrapeMetrics = async (healthPort: number): Promise<string> => {
 };
 
 /**
- * The value of one series in Prometheus text: the sample named `name` whose labels include every
- * pair of `labels` (the sum when several do), or undefined when none does.
+ * The value of one series in Prometheus text: the sum of the samples named `name` whose labels
+ * include every pair of `labels`, or undefined when none does.
  */
 export const metricValue = (
   text: string,
   name: string,
   labels: Record<string, string> = {},
 ): number | undefined => {
-  let total: number | undefined;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line);
-    if (match?.[1] !== name) continue;
-    const found = new Map<string, string>();
-    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
-      found.set(pair[1] ?? '', pair[2] ?? '');
-    }
-    if (Object.entries(labels).every(([key, value]) => found.get(key) === value)) {
-      total = (total ?? 0) + Number(match[3]);
-    }
-  }
-  return total;
+  const samples = parseSamples(text);
+  return has(samples, name, labels) ? valueOf(samples, name, labels) : undefined;
 };
 
 /**

@@ -4,7 +4,8 @@ import { createLogger } from '@esign/telemetry';
 import { makePdf, pdfSig } from '@esign/testing';
 import type { TimestampSettings } from '../src/domain/ltv/request-timestamp';
 import { startSignPool } from '../src/workers/start-sign-pool';
-import { scrapeMetrics, valueOf } from './scrape-metrics';
+import { valueOf } from '@esign/testing';
+import { scrapeMetrics } from './scrape-metrics';
 import { startTestSigner } from './start-test-signer';
 import type { TestSigner } from './start-test-signer';
 

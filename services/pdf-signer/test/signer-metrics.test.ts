@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf, startTestPki, startTestTsa } from '@esign/testing';
 import type { TestPki, TestTsa } from '@esign/testing';
-import { has, promtoolCheck, scrapeMetrics, valueOf } from './scrape-metrics';
-import type { Sample } from './scrape-metrics';
+import { has, promtoolCheckMetrics, valueOf, type Sample } from '@esign/testing';
+import { scrapeMetrics } from './scrape-metrics';
 import { startTestSigner } from './start-test-signer';
 import type { TestSigner } from './start-test-signer';
 
@@ -88,7 +88,7 @@ describe("the signer's metrics at /metrics", () => {
     expect(revocationLeft).toBeGreaterThan(0);
     expect(revocationLeft).toBeLessThanOrEqual(3600);
 
-    const check = await promtoolCheck(text);
+    const check = await promtoolCheckMetrics(text);
     expect(check.output).toBe('');
     expect(check.code).toBe(0);
   }, 60_000);
