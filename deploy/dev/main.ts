@@ -18,6 +18,7 @@ import {
 import { startSmtpCapture, startTestTsa, type SmtpCapture, type TestTsa } from '@esign/dev-servers';
 import { describeCapturedMail } from './describe-mail';
 import { formatLogLine } from './format-log';
+import { updateScrapeTargets, writeScrapeConfig } from './write-scrape-config';
 
 const env = process.env;
 const dataDir = env.ESIGN_DATA_DIR ?? join(REPO_ROOT, '.data', 'dev');
@@ -35,12 +36,14 @@ let infra: Awaited<ReturnType<typeof startEmbeddedInfra>> | undefined;
 let stack: Awaited<ReturnType<typeof startServices>> | undefined;
 let mail: SmtpCapture | undefined;
 let tsa: TestTsa | undefined;
+let followTargets: NodeJS.Timeout | undefined;
 let stopping = false;
 
 const stop = async (code: number) => {
   if (stopping) return;
   stopping = true;
   log('\nstopping services…');
+  clearInterval(followTargets);
   await stack?.stop();
   await mail?.stop();
   await tsa?.stop();
@@ -116,6 +119,22 @@ try {
         ),
     },
   });
+  // A scrape configuration for a local Prometheus; a restarted service comes back on a new port, so
+  // the targets follow what runs now.
+  const running = stack;
+  const scrape = await writeScrapeConfig({
+    directory: join(dataDir, 'prometheus'),
+    rulesFile: join(REPO_ROOT, 'helm', 'esign', 'files', 'alerts.yaml'),
+    metricsUrls: running.metricsUrls(),
+  });
+  let targets: string | undefined;
+  followTargets = setInterval(() => {
+    updateScrapeTargets(scrape.targetsFile, running.metricsUrls(), targets).then(
+      (written) => (targets = written),
+      (err: unknown) => console.warn(`could not update ${scrape.targetsFile}:`, err),
+    );
+  }, 5000);
+  followTargets.unref();
   log(`
   E-signature service is up: http://localhost:${gatewayPort}
     field reference:  http://localhost:${gatewayPort}/api/v1/sign
@@ -124,6 +143,8 @@ try {
     get an API key:   pnpm cli keys create --email you@example.com --plan business
     data kept in:     ${dataDir}
     emails kept in:   ${mailDir}
+    metrics:          /metrics of every process, for a local Prometheus (alerts included):
+                      ${scrape.command}
   Ctrl-C stops everything.
 `);
 } catch (err) {

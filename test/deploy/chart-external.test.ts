@@ -111,6 +111,7 @@ describe('the chart with external infrastructure', () => {
       S3_BUCKET: 'acme-esign',
       S3_REGION: 'eu-central-1',
       PUBLIC_BASE_URL: 'https://sign.acme.example',
+      METRICS_EXPORTER: 'prometheus',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.observability:4318',
     });
   });

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { parse } from 'yaml';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from './support/paths';
+import { chartDir, repoRoot } from './support/paths';
+import { runCommand } from './support/run-command';
 
 interface ComposeService {
   image?: string;
@@ -19,6 +21,7 @@ interface ComposeService {
   read_only?: boolean;
   tmpfs?: string[];
   cap_drop?: string[];
+  volumes?: string[];
 }
 interface ComposeFile {
   name?: string;
@@ -60,6 +63,8 @@ describe('deploy/compose.yaml', () => {
         'minio-setup',
         'mailpit',
         'jaeger',
+        'prometheus',
+        'grafana',
         'gateway',
         'key',
         'document-store',
@@ -187,5 +192,89 @@ describe('deploy/compose.yaml', () => {
     const env = overlay.services['pdf-signer']?.environment ?? {};
     expect(env.SIGNING_KEY_PEM).toMatch(/^\$\{SIGNING_KEY_PEM:\?.+\}$/);
     expect(env.SIGNING_CERT_PEM).toMatch(/^\$\{SIGNING_CERT_PEM:\?.+\}$/);
+  });
+
+  it('gives every service, the gateway too, its operations port HEALTH_PORT 9090 (/metrics)', () => {
+    for (const [name, service] of appServices()) expect(service.environment?.HEALTH_PORT, name).toBe('9090');
+  });
+});
+
+interface ScrapeConfig {
+  rule_files: string[];
+  scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+}
+
+/** The host side of a `host:container[:ro]` bind mount, resolved from deploy/, by its container path. */
+const mountOf = (service: ComposeService | undefined, containerPath: string) => {
+  const volume = (service?.volumes ?? []).find((v) => v.split(':')[1] === containerPath);
+  if (!volume) throw new Error(`nothing is mounted at ${containerPath}`);
+  const [host = '', , mode] = volume.split(':');
+  return { host: resolve(repoRoot, 'deploy', host), mode };
+};
+
+describe('metrics in compose (profile metrics)', () => {
+  it('runs Prometheus and Grafana beside Jaeger, only when asked for', () => {
+    expect(compose.services.prometheus?.profiles).toEqual(['metrics']);
+    expect(compose.services.grafana?.profiles).toEqual(['metrics']);
+    expect(compose.services.prometheus?.image).toMatch(/^prom\/prometheus:v/);
+    expect(compose.services.grafana?.image).toMatch(/^grafana\/grafana:/);
+    expect(compose.services.grafana?.depends_on).toEqual({ prometheus: { condition: 'service_healthy' } });
+  });
+
+  it("evaluates the chart's own alert file and shows the chart's own dashboard: mounted, not copied", () => {
+    const prometheus = compose.services.prometheus;
+    expect(mountOf(prometheus, '/etc/prometheus/alerts.yaml')).toEqual({
+      host: join(chartDir, 'files/alerts.yaml'),
+      mode: 'ro',
+    });
+    const grafana = compose.services.grafana;
+    expect(mountOf(grafana, '/etc/grafana/dashboards/esign.json')).toEqual({
+      host: join(chartDir, 'files/grafana-dashboard.json'),
+      mode: 'ro',
+    });
+    expect(mountOf(grafana, '/etc/grafana/provisioning').host).toBe(
+      join(repoRoot, 'deploy/monitoring/grafana/provisioning'),
+    );
+  });
+
+  it('scrapes every service on its operations port under the job name the alerts select (esign-<service>)', async () => {
+    const configPath = mountOf(compose.services.prometheus, '/etc/prometheus/prometheus.yml').host;
+    const config = parse(await readFile(configPath, 'utf8')) as ScrapeConfig;
+    expect(config.rule_files).toEqual(['/etc/prometheus/alerts.yaml']);
+    const jobs = new Map(
+      config.scrape_configs.map((c) => [c.job_name, c.static_configs.flatMap((s) => s.targets)]),
+    );
+    for (const [name, service] of appServices())
+      expect(jobs.get(`esign-${name}`), name).toEqual([`${name}:${service.environment?.HEALTH_PORT}`]);
+
+    // promtool checks the configuration and, through it, the rules (at their real path here).
+    const dir = await mkdtemp(join(tmpdir(), 'esign-prometheus-'));
+    try {
+      const file = join(dir, 'prometheus.yml');
+      await writeFile(file, stringify({ ...config, rule_files: [join(chartDir, 'files/alerts.yaml')] }));
+      const result = await runCommand('promtool', ['check', 'config', file], { cwd: dir });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/SUCCESS: \d+ rules found/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("provisions Prometheus as Grafana's default data source and loads dashboards from where the file is mounted", async () => {
+    const provisioning = join(repoRoot, 'deploy/monitoring/grafana/provisioning');
+    const { datasources } = parse(
+      await readFile(join(provisioning, 'datasources/prometheus.yaml'), 'utf8'),
+    ) as {
+      datasources: { type: string; url: string; isDefault: boolean }[];
+    };
+    expect(datasources).toEqual([
+      expect.objectContaining({ type: 'prometheus', url: 'http://prometheus:9090', isDefault: true }),
+    ]);
+    const { providers } = parse(await readFile(join(provisioning, 'dashboards/esign.yaml'), 'utf8')) as {
+      providers: { type: string; options: { path: string } }[];
+    };
+    expect(providers).toEqual([
+      expect.objectContaining({ type: 'file', options: { path: '/etc/grafana/dashboards' } }),
+    ]);
   });
 });

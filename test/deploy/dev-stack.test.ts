@@ -162,6 +162,68 @@ describe('pnpm dev', () => {
     }
   });
 
+  it('writes a Prometheus configuration for its processes, prints how to run it, and Prometheus scrapes them all as esign-<service>', async () => {
+    const configFile = join(dataDir, 'prometheus', 'prometheus.yml');
+    expect(output).toContain(`prometheus --config.file=${configFile}`);
+    const groups = JSON.parse(await readFile(join(dataDir, 'prometheus', 'targets.json'), 'utf8')) as {
+      targets: string[];
+      labels: { job: string };
+    }[];
+    const jobs = groups.map((g) => g.labels.job).sort();
+    expect(jobs).toEqual(
+      ['document-store', 'gateway', 'key', 'mailer', 'pdf-signer', 'template', 'webhook'].map(
+        (s) => `esign-${s}`,
+      ),
+    );
+    for (const { targets, labels } of groups) {
+      for (const target of targets) {
+        const res = await fetch(`http://${target}/metrics`);
+        expect(res.status, `${labels.job} ${target}`).toBe(200);
+        expect(await res.text(), `${labels.job} ${target}`).toMatch(/^# TYPE /m);
+      }
+    }
+    // The configuration, its file_sd file and the chart's alerts it points at all pass promtool.
+    const check = spawnSync('promtool', ['check', 'config', configFile], { encoding: 'utf8' });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+
+    // Debian's Prometheus on it: every process is up under the job name the alerts select.
+    const promPort = await freePort();
+    const tsdb = join(dataDir, 'prometheus-test-data');
+    const prometheus = spawn(
+      'prometheus',
+      [
+        `--config.file=${configFile}`,
+        `--storage.tsdb.path=${tsdb}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      const deadline = Date.now() + 60_000;
+      let up: { metric: { job: string }; value: [number, string] }[] = [];
+      while (Date.now() < deadline) {
+        try {
+          const res = await fetch(`http://127.0.0.1:${promPort}/api/v1/query?query=up`);
+          up = ((await res.json()) as { data: { result: typeof up } }).data.result;
+          if (up.length === groups.flatMap((g) => g.targets).length && up.every((r) => r.value[1] === '1'))
+            break;
+        } catch {
+          // Not listening yet.
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(
+        up
+          .filter((r) => r.value[1] === '1')
+          .map((r) => r.metric.job)
+          .sort(),
+      ).toEqual(jobs);
+    } finally {
+      prometheus.kill('SIGTERM');
+      if (prometheus.exitCode === null) await once(prometheus, 'exit');
+    }
+  });
+
   it('stops every service and Postgres cleanly on Ctrl-C', async () => {
     const child = dev;
     if (!child) throw new Error('not started');

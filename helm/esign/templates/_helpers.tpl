@@ -189,6 +189,27 @@ configured. Called once from the common ConfigMap.
 {{- if and (not .Values.signing.existingSecret) (or .Values.signing.keyPem .Values.signing.certPem) (not (and .Values.signing.keyPem .Values.signing.certPem)) -}}
 {{- fail "Signing: set both signing.keyPem and signing.certPem (or signing.existingSecret)" -}}
 {{- end -}}
+{{- if and .Values.metrics.enabled (eq .Values.metrics.exporter "otlp") -}}
+{{- if and (not .Values.otel.endpoint) (not (hasKey .Values.config.extraEnv "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")) -}}
+{{- fail "Metrics: metrics.exporter=otlp pushes to a collector: set otel.endpoint (or config.extraEnv.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT)" -}}
+{{- end -}}
+{{- if .Values.metrics.serviceMonitor.enabled -}}
+{{- fail "Metrics: metrics.serviceMonitor needs metrics.exporter=prometheus (with otlp there is nothing to scrape)" -}}
+{{- end -}}
+{{- end -}}
+{{- if and .Values.metrics.serviceMonitor.enabled (not .Values.metrics.enabled) -}}
+{{- fail "Metrics: metrics.serviceMonitor.enabled needs metrics.enabled=true" -}}
+{{- end -}}
+{{- range $key, $c := .Values.components -}}
+{{- if and $c.enabled $c.autoscaling $c.autoscaling.enabled $c.autoscaling.keda $c.autoscaling.keda.enabled -}}
+{{- if and (ne $c.program "pdf-signer") (not $c.autoscaling.keda.query) -}}
+{{- fail (printf "Autoscaling: components.%s.autoscaling.keda scales on the signer's queue wait by default; give it a keda.query of its own" $key) -}}
+{{- end -}}
+{{- if not $c.autoscaling.keda.serverAddress -}}
+{{- fail (printf "Autoscaling: components.%s.autoscaling.keda.serverAddress must name the Prometheus KEDA queries (e.g. http://prometheus-operated.monitoring:9090)" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Pod pieces ------------------------------------------------------------------------------- */}}
@@ -210,4 +231,21 @@ httpGet:
     {{- with .Values.tmpVolume.sizeLimit }}
     sizeLimit: {{ . }}
     {{- end }}
+{{- end -}}
+
+{{/* Metrics ---------------------------------------------------------------------------------- */}}
+
+{{/* "true" when the components serve /metrics for Prometheus to scrape. */}}
+{{- define "esign.metricsScraped" -}}
+{{- if and .Values.metrics.enabled (eq .Values.metrics.exporter "prometheus") -}}true{{- end -}}
+{{- end -}}
+
+{{/* The port a component serves /metrics on: its `health` port (empty when it has none). Takes a component. */}}
+{{- define "esign.metricsPort" -}}
+{{- with .ports.health -}}{{ .containerPort }}{{- end -}}
+{{- end -}}
+
+{{/* The scrape job of a component, as the alerts and the dashboard name it: esign-<program>. */}}
+{{- define "esign.metricsJob" -}}
+{{- printf "esign-%s" .program -}}
 {{- end -}}

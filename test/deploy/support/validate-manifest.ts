@@ -4,6 +4,8 @@ import { Job } from 'kubernetes-models/batch/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { Ajv } from 'ajv';
+import { prometheusRuleSchema, scaledObjectSchema, serviceMonitorSchema } from './custom-resource-schemas';
 import type { Manifest } from './manifest';
 
 interface Validatable {
@@ -15,6 +17,18 @@ const model =
   <T>(Model: new (data: T) => Validatable) =>
   (manifest: Manifest): Validatable =>
     new Model(manifest as unknown as T);
+
+const ajv = new Ajv({ allErrors: true });
+
+/** A custom resource checked against the schema of the fields the chart writes. */
+const customResource = (schema: object) => {
+  const check = ajv.compile(schema);
+  return (manifest: Manifest): Validatable => ({
+    validate: () => {
+      if (!check(manifest)) throw new Error(ajv.errorsText(check.errors));
+    },
+  });
+};
 
 // The kinds the chart may render; anything else is a mistake (or needs adding here on purpose).
 const models: Record<string, (manifest: Manifest) => Validatable> = {
@@ -28,6 +42,9 @@ const models: Record<string, (manifest: Manifest) => Validatable> = {
   'v1/Secret': model(Secret),
   'v1/Service': model(Service),
   'v1/ServiceAccount': model(ServiceAccount),
+  'monitoring.coreos.com/v1/ServiceMonitor': customResource(serviceMonitorSchema),
+  'monitoring.coreos.com/v1/PrometheusRule': customResource(prometheusRuleSchema),
+  'keda.sh/v1alpha1/ScaledObject': customResource(scaledObjectSchema),
 };
 
 /** Check one object against the Kubernetes OpenAPI schema of its kind; throws naming what is wrong. */
