@@ -57,6 +57,7 @@ describe('files/alerts.yaml', () => {
         'CertificateExpiringSoon',
         'ServiceDown',
         'MailDeadLetters',
+        'MessagesParked',
         'ConsumerLagGrowing',
       ]),
     );
