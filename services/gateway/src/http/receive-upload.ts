@@ -109,6 +109,9 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
       let kind: TDocumentKind | undefined;
       const hasher = options.hash ? createHash('sha256') : undefined;
       const start = (first: Buffer) => {
+        // The file may have reached its limit in the chunk that completed its first bytes: the request
+        // has failed already, and an upload started now would wait for bytes that never come.
+        if (settled) throw new Error('the request failed before its upload started');
         kind = sniffDocumentKind(first);
         if (!kind || !options.accept.includes(kind)) {
           const expected = options.accept.map((k) => KIND_NAMES[k]).join(', ');
