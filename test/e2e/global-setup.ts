@@ -18,6 +18,8 @@ export interface StackInfo {
   logFile: string;
   /** Milliseconds added to document-store's signing clock (SIGNING_TEST_CLOCK_FILE): write to move time. */
   clockFile: string;
+  /** Each process's /metrics URL, by service (`RunningStack.metricsUrls()`). */
+  metricsUrls: Partial<Record<string, string[]>>;
 }
 
 declare module 'vitest' {
@@ -92,6 +94,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     mailDir,
     logFile,
     clockFile,
+    metricsUrls: test.stack.metricsUrls(),
   });
   return async () => {
     await test.stop();

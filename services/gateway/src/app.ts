@@ -6,6 +6,7 @@ import type { GatewayDeps } from './deps';
 import { OPERATIONS } from './endpoints';
 import { mountDeveloperResources } from './endpoints/developer-resources';
 import { errorHandler, sendError } from './http/errors';
+import { requestMetrics, routeAs } from './http/request-metrics';
 import { redactSigningPath } from './http/signing-token';
 import { loadWebPage, mountWebAssets, sendWebPage } from './http/web-pages';
 
@@ -20,6 +21,7 @@ export const createApp = (deps: GatewayDeps): Express => {
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.set('etag', false);
 
+  app.use(requestMetrics(deps.metrics));
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     // Every request's outcome is logged, also when the client went away before the answer.
@@ -47,13 +49,16 @@ export const createApp = (deps: GatewayDeps): Express => {
 
   mountOperations(app, OPERATIONS, deps);
   mountDeveloperResources(app, deps);
+  app.use('/web', routeAs('/web/*'));
   mountWebAssets(app);
   // The dashboard: one page, its views routed in the browser (#/keys, #/documents, …).
   const dashboard = loadWebPage('dashboard');
   app.get(['/dashboard', '/dashboard/'], (_req, res) => sendWebPage(res, dashboard));
   // The public verification page; /verify/<auditId> (printed on every audit page) shows that record too.
   const verifyPage = loadWebPage('verify');
-  app.get(['/verify', '/verify/:auditId'], (_req, res) => sendWebPage(res, verifyPage));
+  // Two routes, not one with two paths: each is counted under its own template.
+  app.get('/verify', (_req, res) => sendWebPage(res, verifyPage));
+  app.get('/verify/:auditId', (_req, res) => sendWebPage(res, verifyPage));
 
   app.use((_req, res) => sendError(res, 'not_found', 'No such endpoint'));
   app.use(errorHandler(deps.logger));

@@ -4,6 +4,7 @@ import type { Logger } from '@esign/telemetry';
 import type { TGatewayConfig } from './config';
 import type { KeyCache } from './http/key-cache';
 import type { RateCounter } from './http/rate-counter';
+import type { EdgeMetrics } from './http/request-metrics';
 import type { SigningPorts } from './operations/ports';
 import type { SendingPorts } from './operations/sending-ports';
 import type { SigningLinkPorts } from './operations/signing-link-ports';
@@ -16,6 +17,8 @@ export interface GatewayDeps {
   bus: Bus;
   blob: BlobStore;
   logger: Logger;
+  /** The edge's request metrics (created once, from the catalog). */
+  metrics: EdgeMetrics;
   keyCache: KeyCache;
   /** Requests per rate-limit key in the current window, across replicas. */
   rateCounter: RateCounter;

@@ -1,5 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { AccountPlanChanged, KeyRevoked, RequestsCounted } from '@esign/contracts';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
@@ -16,7 +16,8 @@ import {
 import { createApp } from './app';
 import type { TGatewayConfig } from './config';
 import { createKeyCache } from './http/key-cache';
-import { answerClientError } from './http/client-error';
+import { answerClientError, isRefusedBySize } from './http/client-error';
+import { createEdgeMetrics, UNMATCHED_ROUTE, type EdgeMetrics } from './http/request-metrics';
 import { createRateCounter } from './http/rate-counter';
 import { createSigningPorts } from './operations/ports';
 import { createSendingPorts } from './operations/sending-ports';
@@ -79,11 +80,13 @@ export const startGateway = (
     const verifying = createVerifyingPorts({ bus });
     const signingLink = createSigningLinkPorts({ bus, blob, signing, logger });
     const templates = createTemplatePorts({ bus, blob, logger });
+    const edge = createEdgeMetrics(metrics);
     const app = createApp({
       config,
       bus,
       blob,
       logger,
+      metrics: edge,
       keyCache,
       rateCounter,
       signing,
@@ -92,7 +95,7 @@ export const startGateway = (
       signingLink,
       templates,
     });
-    const server = await use(httpServer({ app, port: config.PORT }));
+    const server = await use(httpServer({ app, port: config.PORT, metrics: edge }));
     const port = (server.address() as AddressInfo).port;
     // The probes answer on the API port as well (/healthz, /readyz); metrics only here, off the ingress.
     const health = await use(
@@ -108,12 +111,21 @@ export const startGateway = (
 };
 
 /** The HTTP listener; stopping it refuses new connections and lets in-flight requests finish. */
-const httpServer = (options: { app: RequestListener; port: number }): Resource<Server> => ({
+const httpServer = (options: {
+  app: RequestListener;
+  port: number;
+  metrics: EdgeMetrics;
+}): Resource<Server> => ({
   name: 'HTTP server',
   start: async () => {
     const server = createServer(options.app);
     // Requests Node's HTTP parser refuses never reach express: answer them in the same JSON shape.
-    server.on('clientError', answerClientError);
+    server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
+      // Never routed: counted under `unmatched`, and only when refused for its size (headers over 16 KB).
+      if (isRefusedBySize(err))
+        options.metrics.refused.add(1, { 'http.route': UNMATCHED_ROUTE, reason: 'size' });
+      answerClientError(err, socket);
+    });
     server.keepAliveTimeout = 65_000;
     server.requestTimeout = 10 * 60_000;
     await new Promise<void>((resolve) => server.listen(options.port, resolve));

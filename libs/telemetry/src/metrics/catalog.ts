@@ -49,7 +49,7 @@ export const METRICS = {
     kind: 'histogram',
     unit: 's',
     description:
-      'Duration of HTTP requests, by route template (never the raw path), method and status class (2xx, 4xx, 5xx).',
+      'Duration of HTTP requests, from arrival until the response is written or the client is gone, by route template (`/api/v1/documents/:auditId`, never the raw path; `unmatched` when no route served it; `/web/*` and `/docs/assets/*` for static files), method (`_OTHER` for an unknown one) and status class (`2xx` to `5xx`, or `aborted` when the response was not written whole: the client went away, or a body stream failed). Its count is the request rate; the share of `5xx` the error ratio.',
     labels: ['http.request.method', 'http.route', 'http.response.status_class'],
     services: ['gateway'],
     buckets: DURATION_BUCKETS,
@@ -58,7 +58,7 @@ export const METRICS = {
     name: 'http.server.active_requests',
     kind: 'updown',
     unit: '{request}',
-    description: 'HTTP requests being served now.',
+    description: 'HTTP requests being served now, by method.',
     labels: ['http.request.method'],
     services: ['gateway'],
   }),
@@ -66,7 +66,8 @@ export const METRICS = {
     name: 'http.server.request.body.size',
     kind: 'histogram',
     unit: 'By',
-    description: 'Bytes received in request bodies (the sum is the bytes in), by route template.',
+    description:
+      'Bytes of request bodies as the gateway read them (the wire bytes, not what Content-Length claims; a body never read, as of a request refused first, counts 0), by route template; the sum is the bytes in.',
     labels: ['http.request.method', 'http.route'],
     services: ['gateway'],
     buckets: SIZE_BUCKETS,
@@ -75,7 +76,8 @@ export const METRICS = {
     name: 'http.server.response.body.size',
     kind: 'histogram',
     unit: 'By',
-    description: 'Bytes sent in response bodies (the sum is the bytes out), by route template.',
+    description:
+      'Bytes written to response bodies (up to where an aborted one stopped; 0 for HEAD, 204 and 304), by route template; the sum is the bytes out.',
     labels: ['http.request.method', 'http.route'],
     services: ['gateway'],
     buckets: SIZE_BUCKETS,
@@ -85,7 +87,7 @@ export const METRICS = {
     kind: 'counter',
     unit: '{request}',
     description:
-      'Requests refused before any work: `reason` is `rate_limit`, `auth_failures`, `quota` or `size` (413).',
+      "Requests refused before their work, by route template and `reason`: `rate_limit` (429 of the per-key, per-IP, sandbox or an operation's own limit; the route tells which), `auth_failures` (429: too many failed authentications from one address), `quota` (403: the plan's monthly documents are used up) or `size` (413: a body or file over its limit; 431 under `unmatched`: headers over 16 KB).",
     labels: ['http.route', 'reason'],
     services: ['gateway'],
   }),
@@ -93,7 +95,8 @@ export const METRICS = {
     name: 'esign.http.uploads.active',
     kind: 'updown',
     unit: '{upload}',
-    description: 'File uploads being streamed to object storage now.',
+    description:
+      'File uploads streaming to object storage now: from when a multipart file part, its type checked, starts streaming until its upload ends, whether stored, refused for its size or abandoned by the client.',
     labels: [],
     services: ['gateway'],
   }),

@@ -6,6 +6,7 @@ import { authenticate } from '../http/auth';
 import { clientIp, userAgent } from '../http/client-info';
 import { receiveUpload, type ReceivedFile, type ReceivedUpload } from '../http/receive-upload';
 import { rateLimit } from '../http/rate-limit';
+import { countRequestBody, markRoute } from '../http/request-metrics';
 import { checkOrigin } from '../http/session';
 import type { AnyOperation, CallerOf, OperationResult } from './operation';
 
@@ -37,6 +38,7 @@ const jsonBody = (limit: string): RequestHandler => {
       return;
     }
     parse(req, res, next);
+    countRequestBody(req, res);
   };
 };
 
@@ -86,7 +88,9 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
         : deps.config.RATE_LIMIT_PER_MINUTE,
     counter: deps.rateCounter,
   });
+  const route = expressPath(op.path);
   const authenticated: RequestHandler = (req, res, next) => {
+    markRoute(res, route);
     authenticate(op.auth, req, res, deps)
       .then((caller) => {
         res.locals.caller = caller;
@@ -116,7 +120,7 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
     let upload: ReceivedUpload | undefined;
     if (request.multipart) {
       const { file } = request.multipart;
-      upload = await receiveUpload(req, {
+      const receiving = receiveUpload(req, {
         blob: deps.blob,
         maxFileBytes: file.maxBytes(
           deps.config,
@@ -125,7 +129,11 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
         accept: file.accept,
         logger: deps.logger,
         hash: file.hash?.(headers as Record<string, string | undefined>) ?? false,
+        inFlight: deps.metrics.uploads,
       });
+      // The body is being read (piped to the multipart parser) from here on.
+      countRequestBody(req, res);
+      upload = await receiving;
     }
     try {
       let fields: Record<string, unknown> = {};
@@ -167,7 +175,7 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
     }
   };
 
-  app[op.method](expressPath(op.path), authenticated, limit, ...body, handler);
+  app[op.method](route, authenticated, limit, ...body, handler);
 };
 
 /** Serve every operation. */

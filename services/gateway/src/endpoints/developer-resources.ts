@@ -7,6 +7,7 @@ import { buildPostmanEnvironment } from '../api/postman/environment';
 import { ZGatewayConfig } from '../config';
 import type { GatewayDeps } from '../deps';
 import { rateLimit } from '../http/rate-limit';
+import { routeAs } from '../http/request-metrics';
 import { escapeHtml } from '../http/html';
 import { OPERATIONS } from './index';
 import { WEBHOOK_EVENTS } from './webhooks.schemas';
@@ -116,5 +117,9 @@ export const mountDeveloperResources = (app: Express, deps: GatewayDeps): void =
   });
   app.get('/docs/init.js', (_req, res) => void res.type('application/javascript').send(INIT_SCRIPT));
   app.get('/docs/docs.css', (_req, res) => void res.type('text/css').send(DOCS_CSS));
-  app.use('/docs/assets', express.static(swaggerUiDir, { index: false, maxAge: '1d', fallthrough: true }));
+  app.use(
+    '/docs/assets',
+    routeAs('/docs/assets/*'),
+    express.static(swaggerUiDir, { index: false, maxAge: '1d', fallthrough: true }),
+  );
 };

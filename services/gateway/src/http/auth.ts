@@ -10,6 +10,7 @@ import {
 import type { GatewayDeps } from '../deps';
 import type { AuthKind, CallerOf } from '../api/operation';
 import { clientIp } from './client-info';
+import { RefusedError } from './refusal';
 import { checkCsrf, sessionOf } from './session';
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
@@ -41,7 +42,11 @@ const refuseGuessing = (req: Request, res: Response, deps: GatewayDeps): void =>
   const { count, resetMs } = deps.rateCounter.count(`authfail:${clientIp(req)}`);
   if (count < deps.config.AUTH_FAILURES_PER_MINUTE) return;
   res.set('Retry-After', String(Math.max(1, Math.ceil(resetMs / 1000))));
-  throw new ServiceError('rate_limited', 'Too many failed authentications from this address; retry later');
+  throw new RefusedError(
+    'rate_limited',
+    'Too many failed authentications from this address; retry later',
+    'auth_failures',
+  );
 };
 
 const failed = (req: Request, deps: GatewayDeps, message: string): ServiceError => {

@@ -6,6 +6,10 @@ const STATUS_OF: Record<string, [number, string, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'the request was not received in time'],
 };
 
+/** A request the parser refused for its size (headers over 16 KB: 431). */
+export const isRefusedBySize = (err: Error & { code?: string }): boolean =>
+  err.code === 'HPE_HEADER_OVERFLOW';
+
 /**
  * `clientError` of the HTTP server: a request the parser refuses (a malformed request line, a NUL in a
  * header, conflicting Content-Length, headers over 16 KB, a request timeout) is answered with the JSON

@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { ServiceError, type TErrorCode } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
+import { RefusedError } from './refusal';
+import { markRefused } from './request-metrics';
 import { redactSigningPath } from './signing-token';
 
 /** The one table from error codes to HTTP statuses. */
@@ -67,6 +69,7 @@ export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (err: unknown, req, res, _next) => {
     if (err instanceof ServiceError) {
+      if (err instanceof RefusedError) markRefused(res, err.reason);
       // The rest of an oversized body is not read: close the connection after the answer.
       if (err.code === 'too_large') res.set('Connection', 'close');
       // A limit counted behind the gateway (the key service's sign-in attempts per email) says when in
@@ -80,7 +83,10 @@ export const errorHandler =
     }
     const clientError = frameworkClientError(err);
     if (clientError) {
-      if (clientError.status === 413) return sendError(res, 'too_large', clientError.message);
+      if (clientError.status === 413) {
+        markRefused(res, 'size');
+        return sendError(res, 'too_large', clientError.message);
+      }
       if (res.headersSent) return void res.destroy();
       res.set('Connection', 'close');
       return void res.status(clientError.status).json({ error: clientError.message });

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { sendError } from './errors';
 import { clientIp } from './client-info';
 import type { RateCounter } from './rate-counter';
+import { markRefused } from './request-metrics';
 
 /**
  * Fixed-window limit per API key (or per IP before authentication), counted across gateway replicas
@@ -17,6 +18,7 @@ export const rateLimit = (options: { perMinute: number; counter: RateCounter }):
     res.set('RateLimit-Reset', String(resetSeconds));
     if (count > options.perMinute) {
       res.set('Retry-After', String(resetSeconds));
+      markRefused(res, 'rate_limit');
       return sendError(
         res,
         'rate_limited',

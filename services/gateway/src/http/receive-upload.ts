@@ -5,7 +5,8 @@ import type { Request } from 'express';
 import busboy from 'busboy';
 import { ServiceError, type TDocumentKind } from '@esign/contracts';
 import { UPLOAD_PREFIX, type BlobStore } from '@esign/blob';
-import type { Logger } from '@esign/telemetry';
+import type { Logger, UpDownOf } from '@esign/telemetry';
+import { RefusedError } from './refusal';
 import { SNIFF_BYTES, sniffDocumentKind } from './sniff';
 
 export interface ReceivedFile {
@@ -34,6 +35,8 @@ export interface ReceiveOptions {
   /** Compute the file's SHA-256 while it streams through. */
   hash?: boolean;
   logger?: Logger;
+  /** Uploads streaming to object storage now: one more from when the file (its type checked) starts streaming there until that upload ends, however it ends. */
+  inFlight?: UpDownOf<'uploadsActive'>;
 }
 
 const KIND_NAMES: Record<TDocumentKind, string> = { pdf: 'PDF', png: 'PNG', jpeg: 'JPEG' };
@@ -109,6 +112,9 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
       let kind: TDocumentKind | undefined;
       const hasher = options.hash ? createHash('sha256') : undefined;
       const start = (first: Buffer) => {
+        // The file may have reached its limit in the chunk that completed its first bytes: the request
+        // has failed already, and an upload started now would wait for bytes that never come.
+        if (settled) throw new Error('the request failed before its upload started');
         kind = sniffDocumentKind(first);
         if (!kind || !options.accept.includes(kind)) {
           const expected = options.accept.map((k) => KIND_NAMES[k]).join(', ');
@@ -125,7 +131,8 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
         pass.on('error', () => undefined);
         const body = pass;
         upload = options.blob.put(key, body, { contentType: 'application/octet-stream' });
-        uploadSettled = upload.catch(() => undefined);
+        options.inFlight?.add(1);
+        uploadSettled = upload.catch(() => undefined).finally(() => options.inFlight?.add(-1));
         abortUpload = () => void body.destroy(new Error('upload aborted'));
         if (!pass.write(first)) return once(pass, 'drain');
         return undefined;
@@ -156,7 +163,14 @@ export const receiveUpload = (req: Request, options: ReceiveOptions): Promise<Re
         return;
       }
       stream.on('limit', () =>
-        fail(new ServiceError('too_large', `file exceeds the ${mib(options.maxFileBytes)} limit`, 'file')),
+        fail(
+          new RefusedError(
+            'too_large',
+            `file exceeds the ${mib(options.maxFileBytes)} limit`,
+            'size',
+            'file',
+          ),
+        ),
       );
       fileWork = storeFile(stream, cleanFileName(info.filename)).catch((err: unknown) => {
         stream.resume();

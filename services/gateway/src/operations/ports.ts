@@ -14,6 +14,7 @@ import {
   type TSignPdfRequest,
 } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
+import { RefusedError } from '../http/refusal';
 import type { z } from 'zod';
 
 /** The document an earlier request under an `Idempotency-Key` produced. */
@@ -44,7 +45,8 @@ export interface SigningPorts {
   ): Promise<TEarlierDocument | undefined>;
   /**
    * `key.reserve-document`: count one document against the account's plan for this UTC month,
-   * atomically; `permission_denied` when the month's quota is used up.
+   * atomically; `permission_denied` when the month's quota is used up (a `RefusedError`, counted
+   * by the edge as a refusal by quota).
    */
   reserveDocument(accountId: string, options?: CallOptions): Promise<{ readonly reservationId: string }>;
   /** `key.release-document`: give a reservation back (the document was not created). Idempotent. */
@@ -80,7 +82,13 @@ export const createSigningPorts = (deps: {
     deps.bus
       .request(DocumentFindByIdempotencyKey, { accountId, key }, options)
       .catch((err: unknown) => unlessNotFound(err, undefined)),
-  reserveDocument: (accountId, options) => deps.bus.request(DocumentQuotaReserve, { accountId }, options),
+  reserveDocument: (accountId, options) =>
+    deps.bus.request(DocumentQuotaReserve, { accountId }, options).catch((err: unknown) => {
+      // The key service refuses with `permission_denied` only when the month's quota is used up.
+      if (err instanceof ServiceError && err.code === 'permission_denied')
+        throw new RefusedError(err.code, err.message, 'quota', err.field);
+      throw err;
+    }),
   releaseDocument: async (accountId, reservationId, options) =>
     void (await deps.bus.request(DocumentQuotaRelease, { accountId, reservationId }, options)),
   openObject: (key) => deps.blob.get(key),
