@@ -5,3 +5,4 @@ export * from './test-pki';
 export * from './consumer-lag';
 // The servers `pnpm dev` runs are tests' servers too: one import for a test that needs S3, SMTP or a TSA.
 export * from '@esign/dev-servers';
+export * from './prometheus';
