@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePdf, single } from '@esign/testing';
+import { makePdf, singleValue } from '@esign/testing';
 import {
   createAccount,
   labelValues,
@@ -108,7 +108,7 @@ const seriesNow = async () => {
   const byService = Object.fromEntries(
     scraped.map(({ service, text }) => [service, sampleLines(text).length]),
   );
-  const inPrometheus = single(await stack.prometheus.query('count({__name__=~".+"})'));
+  const inPrometheus = singleValue(await stack.prometheus.query('count({__name__=~".+"})'));
   return { byService, total: Object.values(byService).reduce((a, b) => a + b, 0), inPrometheus, scraped };
 };
 

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS, metricsOf, prometheusNames, type ServiceName } from '@esign/telemetry';
-import { makePdf, single, startWebhookReceiver, type PromResult, type WebhookReceiver } from '@esign/testing';
+import {
+  makePdf,
+  singleValue,
+  startWebhookReceiver,
+  type PromResult,
+  type WebhookReceiver,
+} from '@esign/testing';
 import {
   createAccount,
   postForm,
@@ -22,7 +28,7 @@ let sendStatus = 0;
 
 const signer = { signerName: 'Ada Lovelace', signerEmail: 'ada@example.com', mode: 'type', typedName: 'Ada' };
 
-const sum = (result: PromResult): number => single(result);
+const sum = (result: PromResult): number => singleValue(result);
 /** Waits until a `sum(…)` reaches `expected` (a scrape or two after the fact), then returns it. */
 const sumReaches = async (promql: string, expected: number, timeoutMs = 15_000): Promise<number> =>
   sum(await stack.prometheus.waitFor(promql, (r) => sum(r) >= expected, timeoutMs));

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prometheusConfig, single, startPrometheus, type TestPrometheus } from './prometheus';
+import { prometheusConfig, singleValue, startPrometheus, type TestPrometheus } from './prometheus';
 
 // A real Prometheus (Debian's package) scraping a real HTTP server of this process.
 let target: Server;
@@ -36,11 +36,11 @@ describe('startPrometheus', () => {
     const up = await prometheus.waitFor('up{job="demo"}', (r) => r.samples.length === 1);
     expect(up.samples[0]?.value).toBe(1);
     expect(served).toBeGreaterThan(0);
-    const total = await prometheus.waitFor('sum(demo_things_total)', (r) => single(r) === 9);
+    const total = await prometheus.waitFor('sum(demo_things_total)', (r) => singleValue(r) === 9);
     expect(total.resultType).toBe('vector');
     const byKind = await prometheus.query('demo_things_total');
     expect(byKind.samples.map((s) => s.labels.kind).sort()).toEqual(['a', 'b']);
-    expect(single(await prometheus.query('scalar(sum(demo_things_total))'))).toBe(9);
+    expect(singleValue(await prometheus.query('scalar(sum(demo_things_total))'))).toBe(9);
     await expect(prometheus.query('sum(')).rejects.toThrow(/PromQL sum\(/);
   });
 

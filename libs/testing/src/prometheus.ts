@@ -209,7 +209,7 @@ export const startPrometheus = async (options: StartPrometheusOptions): Promise<
 };
 
 /** The value of a one-sample answer (`sum(…)`, a scalar); NaN when the answer is empty. */
-export const single = (result: PromResult): number => {
+export const singleValue = (result: PromResult): number => {
   if (result.samples.length > 1) {
     throw new Error(`expected one sample, got ${result.samples.length}: ${JSON.stringify(result.samples)}`);
   }
