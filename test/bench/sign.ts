@@ -3,6 +3,7 @@
  * document store -> HTTP) next to the same signing done in-process by the signer's own code.
  * Prints latency p50/p99, requests per second and peak memory, and the ratios the targets are set on.
  * Uses NATS_URL / DATABASE_URL when set (testcontainers otherwise) and the embedded S3-protocol server.
+ * `--metrics-compare N` measures instead what metrics cost: CPU per signing with them off and on.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -11,7 +12,7 @@ import { connectBus } from '@esign/bus';
 import { KeyCreate, type TPosition } from '@esign/contracts';
 import { createSigner, type Signer } from '@esign/pdf-signer';
 import type { ServiceName } from '@esign/stack';
-import { startTestStack } from '../support/test-stack';
+import { startTestStack, type TestStack } from '../support/test-stack';
 import { createLogger } from '@esign/telemetry';
 import { makeLargePdf, makePdf, makePng } from '@esign/testing';
 import { cpuMs, rssBytes, threadCpuMs } from './proc';
@@ -28,6 +29,11 @@ const { values: args } = parseArgs({
     // Before the measurement: N runs of the 1-page requests in a row, each printed with its requests per
     // second and each process's CPU per request (how a stack just started warms up).
     windows: { type: 'string', default: '0' },
+    // Instead of the measurement: N rounds of the 1-page requests on two stacks side by side, one with
+    // METRICS_EXPORTER=none for every service and one with prometheus (scraped every second, as a
+    // Prometheus would), alternating which goes first; prints the stack's CPU per signing for each, with
+    // the run-to-run noise, and the difference.
+    'metrics-compare': { type: 'string', default: '0' },
   },
 });
 const SMALL_REQUESTS = Number(args.small);
@@ -116,6 +122,73 @@ const multipart = (file: Buffer, fields: Record<string, string>) => {
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 };
 
+/** The stack the benchmark measures (key, document-store, signer(s), gateway), with `env` for every service. */
+const benchStackOptions = (label: string, env: Record<string, string> = {}) => ({
+  label,
+  env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
+  services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
+  replicas: { 'pdf-signer': SIGNERS },
+  // BENCH_TSA=off signs without RFC 3161 timestamps: the local openssl TSA answers one request at a
+  // time (one openssl process each), which caps the stack's throughput far below a real TSA's.
+  // BENCH_SIGNER_ENV='{"SIGN_WORKERS":"1"}' adds settings to the signer's environment.
+  serviceEnv: {
+    'pdf-signer': {
+      ...(process.env.BENCH_TSA === 'off' ? { TSA_URLS: '' } : {}),
+      ...(JSON.parse(process.env.BENCH_SIGNER_ENV ?? '{}') as Record<string, string>),
+    },
+  },
+  // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops.
+  ...(process.env.BENCH_PROFILE
+    ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
+    : {}),
+});
+
+/** A poster of one prepared multipart form to POST /api/v1/sign over a keep-alive agent. */
+const signingPoster =
+  (gatewayUrl: string, apiKey: string, agent: Agent) => (form: { body: Buffer; contentType: string }) => () =>
+    new Promise<void>((resolve, reject) => {
+      const url = new URL(`${gatewayUrl}/api/v1/sign`);
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          agent,
+          headers: {
+            Authorization: `Bearer ${apiKey}`,
+            'Content-Type': form.contentType,
+            'Content-Length': form.body.length,
+          },
+        },
+        (res) => {
+          res.on('data', () => undefined);
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(form.body);
+    });
+
+/** A Business key on a stack, made over the bus as an operator would. */
+const benchKey = async (test: TestStack): Promise<string> => {
+  const bus = await connectBus({
+    url: test.natsUrl,
+    name: 'bench',
+    prefix: test.busPrefix,
+    logger: createLogger({ service: 'bench', level: 'error' }),
+    timeoutMs: 10_000,
+  });
+  const { apiKey } = await bus.request(KeyCreate, {
+    email: `bench${Date.now()}@example.com`,
+    plan: 'business',
+  });
+  await bus.drain();
+  return apiKey;
+};
+
 const main = async () => {
   process.stdout.write('preparing fixtures and the stack…\n');
   const small = await makePdf({ pages: 1 });
@@ -149,40 +222,10 @@ const main = async () => {
   await signLocal(large)();
 
   // The whole stack.
-  const test = await startTestStack({
-    label: 'bench',
-    env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000' },
-    services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
-    replicas: { 'pdf-signer': SIGNERS },
-    // BENCH_TSA=off signs without RFC 3161 timestamps: the local openssl TSA answers one request at a
-    // time (one openssl process each), which caps the stack's throughput far below a real TSA's.
-    // BENCH_SIGNER_ENV='{"SIGN_WORKERS":"1"}' adds settings to the signer's environment.
-    serviceEnv: {
-      'pdf-signer': {
-        ...(process.env.BENCH_TSA === 'off' ? { TSA_URLS: '' } : {}),
-        ...(JSON.parse(process.env.BENCH_SIGNER_ENV ?? '{}') as Record<string, string>),
-      },
-    },
-    // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops.
-    ...(process.env.BENCH_PROFILE
-      ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
-      : {}),
-  });
-  const { stack, natsUrl, busPrefix } = test;
+  const test = await startTestStack(benchStackOptions('bench'));
+  const { stack } = test;
   try {
-    const bus = await connectBus({
-      url: natsUrl,
-      name: 'bench',
-      prefix: busPrefix,
-      logger: createLogger({ service: 'bench', level: 'error' }),
-      timeoutMs: 10_000,
-    });
-    const { apiKey } = await bus.request(KeyCreate, {
-      email: `bench${Date.now()}@example.com`,
-      plan: 'business',
-    });
-    await bus.drain();
-    const url = new URL(`${stack.gatewayUrl}/api/v1/sign`);
+    const apiKey = await benchKey(test);
     const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     const fields = {
       signerName: signer.name,
@@ -190,31 +233,7 @@ const main = async () => {
       signatureData: `data:image/png;base64,${png.toString('base64')}`,
       positions: JSON.stringify(positions),
     };
-    const post = (form: { body: Buffer; contentType: string }) => () =>
-      new Promise<void>((resolve, reject) => {
-        const req = request(
-          {
-            host: url.hostname,
-            port: url.port,
-            path: url.pathname,
-            method: 'POST',
-            agent,
-            headers: {
-              Authorization: `Bearer ${apiKey}`,
-              'Content-Type': form.contentType,
-              'Content-Length': form.body.length,
-            },
-          },
-          (res) => {
-            res.on('data', () => undefined);
-            res.on('end', () =>
-              res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
-            );
-          },
-        );
-        req.on('error', reject);
-        req.end(form.body);
-      });
+    const post = signingPoster(stack.gatewayUrl, apiKey, agent);
     const smallForm = multipart(small, fields);
     const largeForm = multipart(large, fields);
     const pids = Object.values(stack.pids()).flatMap((list) => list ?? []);
@@ -326,4 +345,107 @@ const main = async () => {
   }
 };
 
-await main();
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+/** Sample standard deviation (0 for one value). */
+const stdev = (values: number[]) => {
+  if (values.length < 2) return 0;
+  const m = mean(values);
+  return Math.sqrt(values.reduce((sum, v) => sum + (v - m) ** 2, 0) / (values.length - 1));
+};
+
+/**
+ * `--metrics-compare N`: what metrics cost per signing. Two stacks run side by side, the same but for
+ * METRICS_EXPORTER (`none` in every service, or `prometheus` with every process scraped once a second,
+ * as a Prometheus would); N rounds of SMALL_REQUESTS 1-page signings on each, alternating which goes
+ * first so that a drift of the machine falls on both. The figure is the CPU of the stack's processes
+ * per signing (from /proc: every thread), compared round by round.
+ */
+const compareMetrics = async (rounds: number) => {
+  process.stdout.write('preparing fixtures and two stacks (metrics off, metrics on)…\n');
+  const small = await makePdf({ pages: 1 });
+  const png = await makePng({ width: 300, height: 100 });
+  const form = multipart(small, {
+    signerName: 'Bench Signer',
+    signerEmail: 'bench@example.com',
+    signatureData: `data:image/png;base64,${png.toString('base64')}`,
+    positions: JSON.stringify([{ x: 50, y: 85, page: 0, width: 25 }]),
+  });
+  const modes = ['none', 'prometheus'] as const;
+  type Mode = (typeof modes)[number];
+  const stacks = new Map<Mode, TestStack>();
+  const scrapers: NodeJS.Timeout[] = [];
+  try {
+    for (const mode of modes) {
+      stacks.set(mode, await startTestStack(benchStackOptions(`bench_${mode}`, { METRICS_EXPORTER: mode })));
+    }
+    const sides = await Promise.all(
+      modes.map(async (mode) => {
+        const test = stacks.get(mode);
+        if (!test) throw new Error(`no stack for ${mode}`);
+        const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+        const post = signingPoster(test.stack.gatewayUrl, await benchKey(test), agent)(form);
+        const pids = Object.values(test.stack.pids()).flatMap((list) => list ?? []);
+        const urls = Object.values(test.stack.metricsUrls()).flatMap((list) => list ?? []);
+        return { mode, test, agent, post, pids, urls, cpuMs: [] as number[], rates: [] as number[] };
+      }),
+    );
+    // Each stack is what it claims: /metrics answers 404 with metrics off, the text format with them on.
+    for (const side of sides) {
+      const status = (await fetch(side.urls[0] ?? '')).status;
+      if (status !== (side.mode === 'none' ? 404 : 200)) {
+        throw new Error(`METRICS_EXPORTER=${side.mode}: /metrics answered ${status}`);
+      }
+    }
+    const on = sides.find((side) => side.mode === 'prometheus');
+    if (on) {
+      const scrapeAll = () =>
+        Promise.all(on.urls.map((url) => fetch(url).then((res) => res.text()))).then(() => undefined);
+      await scrapeAll();
+      // The scrapes are part of what metrics cost: once a second, for the whole run.
+      scrapers.push(setInterval(() => void scrapeAll().catch(() => undefined), 1000));
+    }
+    for (const side of sides) {
+      await run(Number(args.warmup), Math.min(CONCURRENCY, Number(args.warmup)), side.post, () => () => 0);
+    }
+    const stackCpuMs = (pids: number[]) => pids.reduce((total, pid) => total + cpuMs(pid), 0);
+    for (let round = 1; round <= rounds; round++) {
+      const order = round % 2 === 1 ? sides : [...sides].reverse();
+      const figures: string[] = [];
+      for (const side of order) {
+        const before = stackCpuMs(side.pids);
+        const result = await run(SMALL_REQUESTS, CONCURRENCY, side.post, () => () => 0);
+        const perSigning = (stackCpuMs(side.pids) - before) / SMALL_REQUESTS;
+        side.cpuMs.push(perSigning);
+        side.rates.push(SMALL_REQUESTS / result.seconds);
+        figures.push(
+          `metrics ${side.mode === 'none' ? 'off' : 'on '} ${perSigning.toFixed(2)} ms CPU/signing, ${(SMALL_REQUESTS / result.seconds).toFixed(1)} signings/s`,
+        );
+      }
+      process.stdout.write(`round ${round}/${rounds}: ${figures.join('; ')}\n`);
+    }
+    const [off, onSide] = sides;
+    if (!off || !onSide) return;
+    const differences = onSide.cpuMs.map(
+      (ms, i) => ((ms - (off.cpuMs[i] ?? ms)) / (off.cpuMs[i] ?? ms)) * 100,
+    );
+    const describe = (side: (typeof sides)[number]) =>
+      `${mean(side.cpuMs).toFixed(2)} ms ± ${stdev(side.cpuMs).toFixed(2)} (${((stdev(side.cpuMs) / mean(side.cpuMs)) * 100).toFixed(1)}% run to run; min ${Math.min(...side.cpuMs).toFixed(2)}, max ${Math.max(...side.cpuMs).toFixed(2)}), ${mean(side.rates).toFixed(1)} signings/s`;
+    process.stdout.write(
+      [
+        '',
+        `CPU of the stack's processes per 1-page signing (${rounds} rounds x ${SMALL_REQUESTS} at ${CONCURRENCY} connections, ${SIGNERS} signer process(es), TSA ${process.env.BENCH_TSA === 'off' ? 'off' : 'on'}):`,
+        `  metrics off (METRICS_EXPORTER=none):       ${describe(off)}`,
+        `  metrics on  (prometheus, scraped each 1 s): ${describe(onSide)}`,
+        `  on vs off, round by round: ${mean(differences) >= 0 ? '+' : ''}${mean(differences).toFixed(1)}% ± ${stdev(differences).toFixed(1)} (target <= 2%)`,
+        '',
+      ].join('\n'),
+    );
+    for (const side of sides) side.agent.destroy();
+  } finally {
+    for (const timer of scrapers) clearInterval(timer);
+    for (const test of stacks.values()) await test.stop();
+  }
+};
+
+if (Number(args['metrics-compare']) > 0) await compareMetrics(Number(args['metrics-compare']));
+else await main();

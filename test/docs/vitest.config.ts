@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Documentation generated from code (docs/configuration.md): fails when what is committed is stale.
+// Documentation generated from code (docs/configuration.md, the metrics tables of docs/operations.md):
+// fails when what is committed is stale.
 export default defineConfig({
   test: {
     name: 'docs',
