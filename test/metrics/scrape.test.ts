@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS, metricsOf, prometheusNames, type ServiceName } from '@esign/telemetry';
 import {
   makePdf,
+  promtoolCheckMetrics,
   singleValue,
   startWebhookReceiver,
   type PromResult,
@@ -127,8 +128,11 @@ describe('metrics scraped by a real Prometheus', () => {
     );
   });
 
-  it('exports only metrics of the catalog, each from a service the catalog names', async () => {
+  it('exports only metrics of the catalog, each from a service the catalog names, in text promtool accepts', async () => {
     for (const { service, text } of await scrapeAll(stack)) {
+      const check = await promtoolCheckMetrics(text);
+      expect(check.output, `promtool check metrics on ${service}`).toBe('');
+      expect(check.code, service).toBe(0);
       const allowed = new Set(metricsOf(service as ServiceName).flatMap((entry) => prometheusNames(entry)));
       allowed.add('target_info');
       const names = new Set(

@@ -40,7 +40,40 @@ export interface Instruments {
   ): void;
 }
 
-export const createInstruments = (meter: Meter): Instruments => {
+/**
+ * How long an observed metric may take to read (a database count) before the scrape goes on without
+ * it: a stalled dependency must not stall /metrics (Prometheus would mark the whole process down).
+ */
+export const OBSERVE_TIMEOUT_MS = 2000;
+
+/** Run `observe` for one collection; what it reports after `timeoutMs`, or after throwing, is dropped. */
+const readWithin = async <K extends MetricKey>(
+  observe: (report: Observe<K>) => void | Promise<void>,
+  result: { observe(value: number, attributes?: Attributes): void },
+  timeoutMs: number,
+): Promise<void> => {
+  let open = true;
+  let timer: NodeJS.Timeout | undefined;
+  const reading = Promise.resolve()
+    .then(() =>
+      observe((value, labels) => {
+        if (open) result.observe(value, labels);
+      }),
+    )
+    .catch(() => undefined);
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+  });
+  await Promise.race([reading, late]);
+  open = false;
+  clearTimeout(timer);
+};
+
+export const createInstruments = (
+  meter: Meter,
+  { observeTimeoutMs = OBSERVE_TIMEOUT_MS }: { observeTimeoutMs?: number } = {},
+): Instruments => {
   const entryOf = (key: MetricKey): MetricSpec => METRICS[key];
   const options = (key: MetricKey) => {
     const entry = entryOf(key);
@@ -64,20 +97,14 @@ export const createInstruments = (meter: Meter): Instruments => {
       return { add: (value, labels) => counter.add(value, labels) };
     },
     gauge: (key, observe) => {
-      const gauge = meter.createObservableGauge(entryOf(key).name, options(key));
-      gauge.addCallback(async (result) => {
-        await Promise.resolve(observe((value, labels) => result.observe(value, labels as Attributes))).catch(
-          () => undefined,
-        );
-      });
+      meter
+        .createObservableGauge(entryOf(key).name, options(key))
+        .addCallback((result) => readWithin(observe, result, observeTimeoutMs));
     },
     observedCounter: (key, observe) => {
-      const counter = meter.createObservableCounter(entryOf(key).name, options(key));
-      counter.addCallback(async (result) => {
-        await Promise.resolve(observe((value, labels) => result.observe(value, labels as Attributes))).catch(
-          () => undefined,
-        );
-      });
+      meter
+        .createObservableCounter(entryOf(key).name, options(key))
+        .addCallback((result) => readWithin(observe, result, observeTimeoutMs));
     },
   };
 };

@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHealthServer, type HealthServer } from '../health';
 import { METRICS, metricsOf, prometheusNames } from './catalog';
+import { OBSERVE_TIMEOUT_MS } from './instruments';
 import { startMetrics, type Metrics } from './provider';
 
 let metrics: Metrics | undefined;
@@ -39,12 +42,65 @@ describe('metrics', () => {
     }
   });
 
+  it('answers a scrape without a gauge that does not answer in time, and without one that throws', async () => {
+    metrics = await startMetrics({ service: 'document-store', exporter: 'prometheus' });
+    metrics.gauge('outboxPending', () => new Promise<void>(() => undefined));
+    metrics.gauge('outboxOldestAge', () => Promise.reject(new Error('database down')));
+    metrics.gauge('signingRequests', (report) => report(4, { 'esign.state': 'pending' }));
+    const started = Date.now();
+    const { status, text } = await scrape();
+    expect(status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(OBSERVE_TIMEOUT_MS + 1000);
+    expect(text).toMatch(/^esign_signing_requests\{esign_state="pending"\} 4$/m);
+    expect(text).not.toMatch(/^esign_outbox_pending /m);
+    expect(text).not.toMatch(/^esign_outbox_oldest_age /m);
+  });
+
   it('answers 404 at /metrics when metrics are off, and records nothing', async () => {
     metrics = await startMetrics({ service: 'key', exporter: 'none' });
     metrics.counter('sweepRuns').add(1);
     const { status, text } = await scrape();
     expect(status).toBe(404);
     expect((JSON.parse(text) as { error: string }).error).toContain('METRICS_EXPORTER=none');
+  });
+
+  it('pushes the same instruments over OTLP/HTTP to a collector when METRICS_EXPORTER=otlp', async () => {
+    const bodies: { path: string; type: string; body: Buffer }[] = [];
+    const collector = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        bodies.push({
+          path: req.url ?? '',
+          type: req.headers['content-type'] ?? '',
+          body: Buffer.concat(chunks),
+        });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const saved = { ...process.env };
+    process.env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/v1/metrics`;
+    process.env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL = 'http/json';
+    process.env.OTEL_METRIC_EXPORT_INTERVAL = '100';
+    try {
+      metrics = await startMetrics({ service: 'mailer', exporter: 'otlp' });
+      metrics.counter('mailMessages').add(2, { 'esign.mail': 'signing-requested', 'esign.outcome': 'sent' });
+      await expect
+        .poll(() => bodies.some((b) => b.body.includes('esign.mail.messages')), { timeout: 5000 })
+        .toBe(true);
+      const pushed = bodies.find((b) => b.body.includes('esign.mail.messages'));
+      expect(pushed?.path).toBe('/v1/metrics');
+      expect(pushed?.body.toString()).toContain('"service.name"');
+      // Nothing is served for a scrape: the collector has them.
+      const { status } = await scrape();
+      expect(status).toBe(404);
+    } finally {
+      process.env = saved;
+      await metrics?.shutdown();
+      metrics = undefined;
+      await new Promise((resolve) => collector.close(resolve));
+    }
   });
 
   it('names every metric once, with labels in Prometheus form that never name a person or a file', () => {
