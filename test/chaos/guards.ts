@@ -158,20 +158,26 @@ export const retryWithinBudget = async <T>(
   sleep: (ms: number) => Promise<void>,
 ): Promise<RetryOutcome<T>> => {
   const endsAt = performance.now() + budget.budgetMs;
+  // Set once a wait was cut to what was left of the budget: a timer that fires a hair early must not
+  // buy another try.
+  let cut = false;
+  const spent = () => cut || performance.now() >= endsAt;
   const last = new Map<string, T>();
   const unresolved: string[] = [];
   for (const item of items) {
     let done = false;
-    for (let n = 0; n < budget.maxAttempts && performance.now() < endsAt; n++) {
+    for (let n = 0; n < budget.maxAttempts && !spent(); n++) {
       const a = await attempt(item);
       last.set(item, a.value);
       done = a.done;
       if (done || n === budget.maxAttempts - 1) break;
       const left = endsAt - performance.now();
       if (left <= 0) break;
-      await sleep(Math.min(a.waitMs, budget.maxWaitMs, left));
+      const wait = Math.min(a.waitMs, budget.maxWaitMs, left);
+      cut = wait === left;
+      await sleep(wait);
     }
-    if (!done && performance.now() >= endsAt) unresolved.push(item);
+    if (!done && spent()) unresolved.push(item);
   }
   return { last, unresolved };
 };
