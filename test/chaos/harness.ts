@@ -10,9 +10,9 @@ import pg from 'pg';
 import { createBlobStore } from '@esign/blob';
 import { connectBus } from '@esign/bus';
 import { EVENTS_STREAM, KeyCreate } from '@esign/contracts';
-import { startServices, type RunningStack, type ServiceName } from '@esign/stack';
+import { SERVICE_NAMES, startServices, type RunningStack, type ServiceName } from '@esign/stack';
 import { createLogger } from '@esign/telemetry';
-import { makePdf, makePng, uniqueBusPrefix } from '@esign/testing';
+import { makePdf, makePng, startSmtpCapture, uniqueBusPrefix } from '@esign/testing';
 import {
   guardedSleep,
   retryWithinBudget,
@@ -73,6 +73,22 @@ export interface Scenario {
   readonly replicas?: Partial<Record<'pdf-signer' | 'document-store' | 'key', number>>;
   /** How long the fault lasts, roughly (default 10 s): it counts toward the scenario's deadline. */
   readonly faultMs?: number;
+  /**
+   * Run every service, not only those on the signing path: template, webhook and the mailer (sending to
+   * an SMTP server of the harness's own) besides key, document-store, pdf-signer and gateway, so that
+   * their database loops and consumers live through the fault too.
+   */
+  readonly allServices?: boolean;
+  /**
+   * The fault must not cost any service process its life: at the end of the audit every service still
+   * runs under the pid it had before the burst (an exit during the scenario fails it at once anyway).
+   */
+  readonly samePids?: boolean;
+  /**
+   * For a long fault: the burst's cap on requests (default 4× `requests`, which a fault of a minute
+   * would reach before it is lifted) and how long a client waits after a failure (default 200 ms).
+   */
+  readonly burst?: { readonly maxRequests?: number; readonly failurePauseMs?: number };
   /** Inject the fault and undo it (restart, start again); resolves when the fault is lifted. */
   inject(ctx: ScenarioContext): Promise<void>;
   /** Problems of this scenario's own (beyond the audit every scenario gets). */
@@ -275,6 +291,12 @@ const post = (
     req.end(form.body);
   });
 
+/** Every service process as `service:pid`, sorted. */
+const pidList = (stack: RunningStack): string[] =>
+  Object.entries(stack.pids())
+    .flatMap(([service, pids]) => (pids ?? []).map((pid) => `${service}:${pid}`))
+    .sort();
+
 const countBy = <T>(items: T[], keyOf: (t: T) => string) => {
   const m = new Map<string, number>();
   for (const i of items) m.set(keyOf(i), (m.get(keyOf(i)) ?? 0) + 1);
@@ -339,13 +361,18 @@ const runAudited = async (
   const busPrefix = uniqueBusPrefix('chaos');
   const problems: string[] = [];
   const serviceExits: string[] = [];
+  const smtp = scenario.allServices ? await startSmtpCapture() : undefined;
+  if (smtp) await held.adopt(() => smtp.stop());
+  const services: ServiceName[] = smtp
+    ? [...SERVICE_NAMES, 'mailer']
+    : ['key', 'document-store', 'pdf-signer', 'gateway'];
   const stack: RunningStack = await startServices({
     natsUrl: infra.nats.url,
     databaseUrl: infra.postgres.url,
     s3: { ...infra.s3, bucket: 'esign' },
     busPrefix,
     gatewayPort: 0,
-    services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
+    services,
     replicas: scenario.replicas ?? {},
     env: {
       LOG_LEVEL: process.env.CHAOS_LOGS ? 'info' : 'error',
@@ -360,6 +387,7 @@ const runAudited = async (
         SIGNED_SWEEP_GRACE_MS: String(SWEEP_GRACE_MS),
         SIGNED_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
       },
+      ...(smtp ? { mailer: { SMTP_HOST: smtp.host, SMTP_PORT: String(smtp.port), SMTP_TLS: 'none' } } : {}),
     },
     onLine: (service, line) => {
       guard.line(service, line);
@@ -372,6 +400,7 @@ const runAudited = async (
   });
   await held.adopt(() => stack.stop());
   const running = stack;
+  const pidsAtStart = pidList(stack);
 
   // An account with a Business key, made over the bus as an operator would.
   const bus = await connectBus({
@@ -406,7 +435,8 @@ const runAudited = async (
 
   // The burst, with the fault injected after a random share (20-50 %) of it has been answered.
   const answers: Answer[] = [];
-  const maxRequests = load.maxRequests ?? load.requests * 4;
+  const maxRequests = load.maxRequests ?? scenario.burst?.maxRequests ?? load.requests * 4;
+  const failurePauseMs = scenario.burst?.failurePauseMs ?? 200;
   const trigger = Math.max(1, Math.floor(load.requests * (0.2 + Math.random() * 0.3)));
   let issued = 0;
   let faultLifted = false;
@@ -482,7 +512,7 @@ const runAudited = async (
         answers.push(a);
         if (answers.length === trigger) triggerFault();
         // Pace failures a little: a client that hammers a down service learns nothing more.
-        if (a.status !== 200) await sleep(200);
+        if (a.status !== 200) await sleep(failurePauseMs);
       }
     }),
   );
@@ -662,6 +692,17 @@ const runAudited = async (
   const strayCounts = counted.filter((id) => !recordIds.has(id)).length;
   if (strayCounts > 0) problems.push(`${strayCounts} counted document(s) with no record`);
   if (reserved > 0) problems.push(`${reserved} reservation(s) made for a plan without a limit`);
+  if (scenario.samePids) {
+    const pidsAtEnd = pidList(running);
+    const gone = pidsAtStart.filter((p) => !pidsAtEnd.includes(p));
+    const added = pidsAtEnd.filter((p) => !pidsAtStart.includes(p));
+    if (gone.length > 0 || added.length > 0)
+      problems.push(
+        `service processes changed: ${gone.join(', ') || 'none'} gone, ${added.join(', ') || 'none'} new`,
+      );
+    else notes.push(`the same ${pidsAtEnd.length} service processes (pids) at the end as at the start`);
+    notes.push(`${serviceExits.length} error line(s) from the services`);
+  }
   for (const line of serviceExits.slice(0, 5)) log(`  service error: ${line}`);
 
   const byStatus = Object.fromEntries(countBy(answers, (a) => String(a.status)));
