@@ -89,6 +89,8 @@ export interface Scenario {
    * would reach before it is lifted) and how long a client waits after a failure (default 200 ms).
    */
   readonly burst?: { readonly maxRequests?: number; readonly failurePauseMs?: number };
+  /** Extra environment per service (a loop polling fast, so that a fault always finds it at work). */
+  readonly serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Inject the fault and undo it (restart, start again); resolves when the fault is lifted. */
   inject(ctx: ScenarioContext): Promise<void>;
   /** Problems of this scenario's own (beyond the audit every scenario gets). */
@@ -109,7 +111,12 @@ export interface LoadOptions {
    */
   readonly busTimeoutMs?: number;
   /**
-   * Longest answer allowed (default SIGN_TIMEOUT_MS + 10 s): a sign request has one deadline for all
+   * The gateway's SIGN_TIMEOUT_MS (default 20 s): what a signing in flight when NATS died waits. Below
+   * the document store's sweep grace (10 s here). The CI test shortens it to keep its run short.
+   */
+  readonly signTimeoutMs?: number;
+  /**
+   * Longest answer allowed (default the sign timeout + 10 s): a sign request has one deadline for all
    * its bus calls (SIGN_TIMEOUT_MS from the upload, plus a 2 s clean-up after a failure).
    */
   readonly answerBoundMs?: number;
@@ -291,6 +298,16 @@ const post = (
     req.end(form.body);
   });
 
+type ServiceEnv = Partial<Record<ServiceName, Record<string, string>>>;
+
+/** The harness's environment per service, with the scenario's own on top. */
+const mergeServiceEnv = (base: ServiceEnv, extra: ServiceEnv): ServiceEnv => {
+  const merged: ServiceEnv = { ...base };
+  for (const [name, env] of Object.entries(extra) as [ServiceName, Record<string, string>][])
+    merged[name] = { ...merged[name], ...env };
+  return merged;
+};
+
 /** Every service process as `service:pid`, sorted. */
 const pidList = (stack: RunningStack): string[] =>
   Object.entries(stack.pids())
@@ -378,21 +395,25 @@ const runAudited = async (
       LOG_LEVEL: process.env.CHAOS_LOGS ? 'info' : 'error',
       RATE_LIMIT_PER_MINUTE: '1000000',
     },
-    serviceEnv: {
-      gateway: {
-        SIGN_TIMEOUT_MS: String(SIGN_TIMEOUT_MS),
-        ...(load.busTimeoutMs ? { BUS_TIMEOUT_MS: String(load.busTimeoutMs) } : {}),
+    serviceEnv: mergeServiceEnv(
+      {
+        gateway: {
+          SIGN_TIMEOUT_MS: String(load.signTimeoutMs ?? SIGN_TIMEOUT_MS),
+          ...(load.busTimeoutMs ? { BUS_TIMEOUT_MS: String(load.busTimeoutMs) } : {}),
+        },
+        'document-store': {
+          SIGNED_SWEEP_GRACE_MS: String(SWEEP_GRACE_MS),
+          SIGNED_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
+        },
+        ...(smtp ? { mailer: { SMTP_HOST: smtp.host, SMTP_PORT: String(smtp.port), SMTP_TLS: 'none' } } : {}),
       },
-      'document-store': {
-        SIGNED_SWEEP_GRACE_MS: String(SWEEP_GRACE_MS),
-        SIGNED_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
-      },
-      ...(smtp ? { mailer: { SMTP_HOST: smtp.host, SMTP_PORT: String(smtp.port), SMTP_TLS: 'none' } } : {}),
-    },
+      scenario.serviceEnv ?? {},
+    ),
     onLine: (service, line) => {
       guard.line(service, line);
       if (process.env.CHAOS_LOGS) log(`${service} | ${line}`);
-      if (/"level":(50|60)|unhandled|uncaught/i.test(line))
+      // Errors and worse, whether the level is a number or a name (the services write names).
+      if (/"level":(50|60|"error"|"fatal")|unhandled|uncaught/i.test(line))
         serviceExits.push(`${service}: ${line.slice(0, 300)}`);
     },
     // A service process that exits on its own fails the scenario now (killed by it on purpose: no).
@@ -424,7 +445,7 @@ const runAudited = async (
     signatureData: `data:image/png;base64,${png.toString('base64')}`,
     positions: JSON.stringify([{ x: 50, y: 85, page: 0, width: 25 }]),
   });
-  const boundMs = load.answerBoundMs ?? SIGN_TIMEOUT_MS + HANG_MARGIN_MS;
+  const boundMs = load.answerBoundMs ?? (load.signTimeoutMs ?? SIGN_TIMEOUT_MS) + HANG_MARGIN_MS;
   const signOnce = (key: string = randomUUID()) => post(running.gatewayUrl, apiKey, form, key, boundMs);
 
   // Warm up: every process has answered once before the burst.
