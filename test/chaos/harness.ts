@@ -10,9 +10,9 @@ import pg from 'pg';
 import { createBlobStore } from '@esign/blob';
 import { connectBus } from '@esign/bus';
 import { EVENTS_STREAM, KeyCreate } from '@esign/contracts';
-import { startServices, type RunningStack, type ServiceName } from '@esign/stack';
+import { SERVICE_NAMES, startServices, type RunningStack, type ServiceName } from '@esign/stack';
 import { createLogger } from '@esign/telemetry';
-import { makePdf, makePng, uniqueBusPrefix } from '@esign/testing';
+import { makePdf, makePng, startSmtpCapture, uniqueBusPrefix } from '@esign/testing';
 import {
   guardedSleep,
   retryWithinBudget,
@@ -73,6 +73,24 @@ export interface Scenario {
   readonly replicas?: Partial<Record<'pdf-signer' | 'document-store' | 'key', number>>;
   /** How long the fault lasts, roughly (default 10 s): it counts toward the scenario's deadline. */
   readonly faultMs?: number;
+  /**
+   * Run every service, not only those on the signing path: template, webhook and the mailer (sending to
+   * an SMTP server of the harness's own) besides key, document-store, pdf-signer and gateway, so that
+   * their database loops and consumers live through the fault too.
+   */
+  readonly allServices?: boolean;
+  /**
+   * The fault must not cost any service process its life: at the end of the audit every service still
+   * runs under the pid it had before the burst (an exit during the scenario fails it at once anyway).
+   */
+  readonly samePids?: boolean;
+  /**
+   * For a long fault: the burst's cap on requests (default 4× `requests`, which a fault of a minute
+   * would reach before it is lifted) and how long a client waits after a failure (default 200 ms).
+   */
+  readonly burst?: { readonly maxRequests?: number; readonly failurePauseMs?: number };
+  /** Extra environment per service (a loop polling fast, so that a fault always finds it at work). */
+  readonly serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Inject the fault and undo it (restart, start again); resolves when the fault is lifted. */
   inject(ctx: ScenarioContext): Promise<void>;
   /** Problems of this scenario's own (beyond the audit every scenario gets). */
@@ -93,7 +111,12 @@ export interface LoadOptions {
    */
   readonly busTimeoutMs?: number;
   /**
-   * Longest answer allowed (default SIGN_TIMEOUT_MS + 10 s): a sign request has one deadline for all
+   * The gateway's SIGN_TIMEOUT_MS (default 20 s): what a signing in flight when NATS died waits. Below
+   * the document store's sweep grace (10 s here). The CI test shortens it to keep its run short.
+   */
+  readonly signTimeoutMs?: number;
+  /**
+   * Longest answer allowed (default the sign timeout + 10 s): a sign request has one deadline for all
    * its bus calls (SIGN_TIMEOUT_MS from the upload, plus a 2 s clean-up after a failure).
    */
   readonly answerBoundMs?: number;
@@ -275,6 +298,22 @@ const post = (
     req.end(form.body);
   });
 
+type ServiceEnv = Partial<Record<ServiceName, Record<string, string>>>;
+
+/** The harness's environment per service, with the scenario's own on top. */
+const mergeServiceEnv = (base: ServiceEnv, extra: ServiceEnv): ServiceEnv => {
+  const merged: ServiceEnv = { ...base };
+  for (const [name, env] of Object.entries(extra) as [ServiceName, Record<string, string>][])
+    merged[name] = { ...merged[name], ...env };
+  return merged;
+};
+
+/** Every service process as `service:pid`, sorted. */
+const pidList = (stack: RunningStack): string[] =>
+  Object.entries(stack.pids())
+    .flatMap(([service, pids]) => (pids ?? []).map((pid) => `${service}:${pid}`))
+    .sort();
+
 const countBy = <T>(items: T[], keyOf: (t: T) => string) => {
   const m = new Map<string, number>();
   for (const i of items) m.set(keyOf(i), (m.get(keyOf(i)) ?? 0) + 1);
@@ -339,32 +378,42 @@ const runAudited = async (
   const busPrefix = uniqueBusPrefix('chaos');
   const problems: string[] = [];
   const serviceExits: string[] = [];
+  const smtp = scenario.allServices ? await startSmtpCapture() : undefined;
+  if (smtp) await held.adopt(() => smtp.stop());
+  const services: ServiceName[] = smtp
+    ? [...SERVICE_NAMES, 'mailer']
+    : ['key', 'document-store', 'pdf-signer', 'gateway'];
   const stack: RunningStack = await startServices({
     natsUrl: infra.nats.url,
     databaseUrl: infra.postgres.url,
     s3: { ...infra.s3, bucket: 'esign' },
     busPrefix,
     gatewayPort: 0,
-    services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
+    services,
     replicas: scenario.replicas ?? {},
     env: {
       LOG_LEVEL: process.env.CHAOS_LOGS ? 'info' : 'error',
       RATE_LIMIT_PER_MINUTE: '1000000',
     },
-    serviceEnv: {
-      gateway: {
-        SIGN_TIMEOUT_MS: String(SIGN_TIMEOUT_MS),
-        ...(load.busTimeoutMs ? { BUS_TIMEOUT_MS: String(load.busTimeoutMs) } : {}),
+    serviceEnv: mergeServiceEnv(
+      {
+        gateway: {
+          SIGN_TIMEOUT_MS: String(load.signTimeoutMs ?? SIGN_TIMEOUT_MS),
+          ...(load.busTimeoutMs ? { BUS_TIMEOUT_MS: String(load.busTimeoutMs) } : {}),
+        },
+        'document-store': {
+          SIGNED_SWEEP_GRACE_MS: String(SWEEP_GRACE_MS),
+          SIGNED_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
+        },
+        ...(smtp ? { mailer: { SMTP_HOST: smtp.host, SMTP_PORT: String(smtp.port), SMTP_TLS: 'none' } } : {}),
       },
-      'document-store': {
-        SIGNED_SWEEP_GRACE_MS: String(SWEEP_GRACE_MS),
-        SIGNED_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
-      },
-    },
+      scenario.serviceEnv ?? {},
+    ),
     onLine: (service, line) => {
       guard.line(service, line);
       if (process.env.CHAOS_LOGS) log(`${service} | ${line}`);
-      if (/"level":(50|60)|unhandled|uncaught/i.test(line))
+      // Errors and worse, whether the level is a number or a name (the services write names).
+      if (/"level":(50|60|"error"|"fatal")|unhandled|uncaught/i.test(line))
         serviceExits.push(`${service}: ${line.slice(0, 300)}`);
     },
     // A service process that exits on its own fails the scenario now (killed by it on purpose: no).
@@ -372,6 +421,7 @@ const runAudited = async (
   });
   await held.adopt(() => stack.stop());
   const running = stack;
+  const pidsAtStart = pidList(stack);
 
   // An account with a Business key, made over the bus as an operator would.
   const bus = await connectBus({
@@ -395,7 +445,7 @@ const runAudited = async (
     signatureData: `data:image/png;base64,${png.toString('base64')}`,
     positions: JSON.stringify([{ x: 50, y: 85, page: 0, width: 25 }]),
   });
-  const boundMs = load.answerBoundMs ?? SIGN_TIMEOUT_MS + HANG_MARGIN_MS;
+  const boundMs = load.answerBoundMs ?? (load.signTimeoutMs ?? SIGN_TIMEOUT_MS) + HANG_MARGIN_MS;
   const signOnce = (key: string = randomUUID()) => post(running.gatewayUrl, apiKey, form, key, boundMs);
 
   // Warm up: every process has answered once before the burst.
@@ -406,7 +456,8 @@ const runAudited = async (
 
   // The burst, with the fault injected after a random share (20-50 %) of it has been answered.
   const answers: Answer[] = [];
-  const maxRequests = load.maxRequests ?? load.requests * 4;
+  const maxRequests = load.maxRequests ?? scenario.burst?.maxRequests ?? load.requests * 4;
+  const failurePauseMs = scenario.burst?.failurePauseMs ?? 200;
   const trigger = Math.max(1, Math.floor(load.requests * (0.2 + Math.random() * 0.3)));
   let issued = 0;
   let faultLifted = false;
@@ -482,7 +533,7 @@ const runAudited = async (
         answers.push(a);
         if (answers.length === trigger) triggerFault();
         // Pace failures a little: a client that hammers a down service learns nothing more.
-        if (a.status !== 200) await sleep(200);
+        if (a.status !== 200) await sleep(failurePauseMs);
       }
     }),
   );
@@ -662,6 +713,17 @@ const runAudited = async (
   const strayCounts = counted.filter((id) => !recordIds.has(id)).length;
   if (strayCounts > 0) problems.push(`${strayCounts} counted document(s) with no record`);
   if (reserved > 0) problems.push(`${reserved} reservation(s) made for a plan without a limit`);
+  if (scenario.samePids) {
+    const pidsAtEnd = pidList(running);
+    const gone = pidsAtStart.filter((p) => !pidsAtEnd.includes(p));
+    const added = pidsAtEnd.filter((p) => !pidsAtStart.includes(p));
+    if (gone.length > 0 || added.length > 0)
+      problems.push(
+        `service processes changed: ${gone.join(', ') || 'none'} gone, ${added.join(', ') || 'none'} new`,
+      );
+    else notes.push(`the same ${pidsAtEnd.length} service processes (pids) at the end as at the start`);
+    notes.push(`${serviceExits.length} error line(s) from the services`);
+  }
   for (const line of serviceExits.slice(0, 5)) log(`  service error: ${line}`);
 
   const byStatus = Object.fromEntries(countBy(answers, (a) => String(a.status)));

@@ -4,3 +4,4 @@ export * from './trace-context';
 export * from './consume';
 export * from './bus-resource';
 export * from './consumer-metrics';
+export * from './bus-down';

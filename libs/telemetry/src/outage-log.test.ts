@@ -36,4 +36,22 @@ describe('createOutageLog', () => {
       }),
     ]);
   });
+
+  it('says what happened, not the SQL and parameters of the query that met it', () => {
+    const lines: Record<string, unknown>[] = [];
+    const sut = createOutageLog({
+      logger: createLogger({
+        service: 't',
+        write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+      }),
+      dependency: 'database',
+    });
+    const driverError = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    sut.down(
+      new Error('Failed query: select * from accounts where email = $1\nparams: ada@example.com', {
+        cause: driverError,
+      }),
+    );
+    expect(lines).toEqual([expect.objectContaining({ error: 'connect ECONNREFUSED 127.0.0.1:5432' })]);
+  });
 });

@@ -14,7 +14,17 @@ export interface OutageLog {
   readonly isDown: boolean;
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/**
+ * The message of the error at the root of `err`: drizzle wraps a driver error in one whose message is
+ * `Failed query: <the SQL>\nparams: <its parameters>` (kilobytes, and parameters may be an email or an
+ * account), while its cause says what happened (`connect ECONNREFUSED …`).
+ */
+const messageOf = (err: unknown): string => {
+  let root = err;
+  for (let depth = 0; depth < 5 && root instanceof Error && root.cause instanceof Error; depth++)
+    root = root.cause;
+  return root instanceof Error ? root.message : String(root);
+};
 
 /** The outage log of one dependency (`dependency` names it in both lines: `dependency unavailable`, `dependency available again`). */
 export const createOutageLog = (options: {

@@ -1,7 +1,7 @@
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, busResource, endpoint } from '@esign/bus';
 import { PdfInspect, PdfSign, PdfVerify } from '@esign/contracts';
-import { createLogger, healthServer, startService, metricsResource } from '@esign/telemetry';
+import { createLogger, createOutageLog, healthServer, startService, metricsResource } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
 import { readSigningMaterial, revocationSettings, signWorkerCount, timestampSettings } from './config';
 import type { TPdfSignerEnv } from './config';
@@ -92,6 +92,7 @@ export const startPdfSigner = (
             maxFileBytes: config.MAX_FILE_BYTES,
             verifyBaseUrl: config.PUBLIC_BASE_URL,
             padesLevel: config.PADES_LEVEL,
+            uploadCleanupOutage: createOutageLog({ logger, dependency: 'object storage (upload clean-up)' }),
           }),
         ),
         endpoint(

@@ -1,4 +1,5 @@
 import { createLogger } from '@esign/telemetry';
+import { ErrorCode, NatsError } from 'nats';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OutboxRepository, TOutboxPass } from './outbox-repository';
 import { startOutboxRelay } from './start-outbox-relay';
@@ -137,5 +138,40 @@ describe('startOutboxRelay', () => {
     sut.notify();
     await sut.stop();
     expect(passes).toBe(2);
+  });
+
+  it('writes one line when NATS goes away and one when publishing works again, not an error per pass', async () => {
+    const lines: { level: string; msg: string; dependency?: string; err?: unknown }[] = [];
+    const logger = createLogger({
+      service: 'test',
+      write: (line) => lines.push(JSON.parse(line) as { level: string; msg: string }),
+    });
+    let passes = 0;
+    const outbox: OutboxRepository = {
+      publishPending(): Promise<TOutboxPass> {
+        passes += 1;
+        // Twenty passes meet a publish buffered through the disconnect that times out.
+        return Promise.resolve(
+          passes <= 20
+            ? { claimed: 1, published: 0, failure: new NatsError('TIMEOUT', ErrorCode.Timeout) }
+            : { claimed: 1, published: 1 },
+        );
+      },
+    };
+    const sut = startOutboxRelay({
+      outbox,
+      subjects: ['events.x'],
+      publish: () => Promise.resolve({ published: [] }),
+      logger,
+      pollMs: 10,
+      batchSize: 10,
+    });
+    await vi.advanceTimersByTimeAsync(300);
+    await sut.stop();
+    expect(passes).toBeGreaterThan(21);
+    expect(lines.map((l) => [l.level, l.msg, l.dependency])).toEqual([
+      ['warn', 'dependency unavailable', 'message bus (outbox relay)'],
+      ['info', 'dependency available again', 'message bus (outbox relay)'],
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { isBusDown } from '@esign/bus';
 import { isDatabaseDown } from '@esign/db';
 import { createOutageLog, inNewTrace, untraced, type Logger } from '@esign/telemetry';
 import type { OutboxRepository, TBatchOutcome, TOutboxRow } from './outbox-repository';
@@ -37,6 +38,8 @@ export const startOutboxRelay = (options: {
   let failing = false;
   // The database away fails every pass until it is back: one line when it goes, one when it is back.
   const outage = createOutageLog({ logger, dependency: 'database (outbox relay)' });
+  // NATS away: the same, instead of an error with its stack.
+  const busOutage = createOutageLog({ logger, dependency: 'message bus (outbox relay)' });
 
   const drain = async (): Promise<void> => {
     for (;;) {
@@ -57,11 +60,13 @@ export const startOutboxRelay = (options: {
       outage.up();
       if (pass.published > 0) logger.debug('outbox rows published', { count: pass.published });
       if (pass.failure !== undefined) {
+        if (isBusDown(pass.failure)) return busOutage.down(pass.failure);
         // Logged when the relay starts failing and when it recovers, not on every poll.
         if (!failing) logger.error('outbox relay cannot publish; will retry', { err: pass.failure });
         failing = true;
         return;
       }
+      if (pass.published > 0) busOutage.up();
       if (failing) logger.info('outbox relay publishing again');
       failing = false;
       if (pass.claimed < options.batchSize || pass.published === 0 || stopped) return;

@@ -1,4 +1,5 @@
 import type { BlobStore } from '@esign/blob';
+import { ServiceError } from '@esign/contracts';
 import { isDatabaseDown } from '@esign/db';
 import { createOutageLog, type Logger } from '@esign/telemetry';
 import type pg from 'pg';
@@ -111,18 +112,21 @@ export const startSignedSweep = (options: {
   let running: Promise<void> | undefined;
   let failing = false;
   const outage = createOutageLog({ logger: options.logger, dependency: `database (${label})` });
+  const storageOutage = createOutageLog({ logger: options.logger, dependency: `object storage (${label})` });
   const timer = setInterval(() => {
     if (running) return;
     running = options.sweep
       .runOnce(options.now?.())
       .then(() => {
         outage.up();
+        storageOutage.up();
         if (failing) options.logger.info(`${label} works again`);
         failing = false;
       })
       .catch((err: unknown) => {
         // Logged once until it works again (storage or the database being away is not news every run).
         if (isDatabaseDown(err)) return outage.down(err);
+        if (err instanceof ServiceError && err.code === 'unavailable') return storageOutage.down(err);
         if (!failing) options.logger.warn(`${label} failed`, { err });
         failing = true;
       })

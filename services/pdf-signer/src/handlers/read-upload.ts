@@ -1,7 +1,7 @@
 import { ServiceError } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
 import { isMissingObject, isTooLarge, UPLOAD_PREFIX } from '@esign/blob';
-import type { Logger } from '@esign/telemetry';
+import type { Logger, OutageLog } from '@esign/telemetry';
 
 const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
@@ -12,10 +12,18 @@ const sizeLabel = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10)
  * `invalid_argument` on `file`, one over `maxBytes` `too_large` on `file`. With `consume`, the upload
  * is deleted once read, whatever happened (the bucket's lifecycle rule removes it later if that fails):
  * the delete is sent as soon as the bytes are in, so it runs while `use` works instead of after it,
- * and is awaited before the answer; without, it stays the caller's.
+ * and is awaited before the answer; without, it stays the caller's. A delete that fails because storage
+ * is away goes to `cleanupOutage` (one line per outage, not one per request) when given.
  */
 export const withUpload = async <T>(
-  options: { blob: BlobStore; uploadKey: string; maxBytes: number; consume: boolean; logger: Logger },
+  options: {
+    blob: BlobStore;
+    uploadKey: string;
+    maxBytes: number;
+    consume: boolean;
+    logger: Logger;
+    cleanupOutage?: OutageLog;
+  },
   use: (bytes: Buffer) => Promise<T>,
 ): Promise<T> => {
   const { blob, uploadKey, maxBytes } = options;
@@ -28,9 +36,14 @@ export const withUpload = async <T>(
   }
   let removed: Promise<void> | undefined;
   const remove = () =>
-    (removed ??= blob.remove(uploadKey).catch((err: unknown) => {
-      options.logger.warn('could not delete the upload', { uploadKey, err });
-    }));
+    (removed ??= blob.remove(uploadKey).then(
+      () => options.cleanupOutage?.up(),
+      (err: unknown) => {
+        if (options.cleanupOutage && err instanceof ServiceError && err.code === 'unavailable')
+          return options.cleanupOutage.down(err);
+        options.logger.warn('could not delete the upload', { uploadKey, err });
+      },
+    ));
   try {
     const bytes = await blob.getBuffer(uploadKey, { maxBytes }).catch((err: unknown) => {
       if (isMissingObject(err)) {

@@ -2,6 +2,7 @@ import { signedFileNameFor } from '@esign/contracts';
 import type { PdfSign } from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
+import type { OutageLog } from '@esign/telemetry';
 import type { Signer, TPadesLevel } from '../domain/assemble-signer';
 import { withUpload } from './read-upload';
 
@@ -22,11 +23,20 @@ export const createSignPdfHandler =
     verifyBaseUrl?: string;
     /** PADES_LEVEL (default B-T here; the service's configuration defaults to B-LT). */
     padesLevel?: TPadesLevel;
+    /** Where failed upload deletions while storage is away are logged: one line per outage. */
+    uploadCleanupOutage?: OutageLog;
   }): RequestHandler<typeof PdfSign> =>
   (request, ctx) => {
     const { blob, signer } = deps;
     return withUpload(
-      { blob, uploadKey: request.uploadKey, maxBytes: deps.maxFileBytes, consume: true, logger: ctx.logger },
+      {
+        blob,
+        uploadKey: request.uploadKey,
+        maxBytes: deps.maxFileBytes,
+        consume: true,
+        logger: ctx.logger,
+        cleanupOutage: deps.uploadCleanupOutage,
+      },
       async (bytes) => {
         const result = await signer.sign({
           bytes,

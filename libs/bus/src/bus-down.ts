@@ -1,0 +1,20 @@
+import { ErrorCode, NatsError } from 'nats';
+import { NotDeliveredError } from './bus';
+
+/** nats.js errors that mean the server went away, not that it answered something. */
+const DOWN_CODES = new Set<string>([
+  ErrorCode.Timeout,
+  ErrorCode.Disconnect,
+  ErrorCode.ConnectionClosed,
+  ErrorCode.ConnectionRefused,
+  ErrorCode.ConnectionDraining,
+]);
+
+/**
+ * True when a bus call failed because NATS is away (a publish buffered through a disconnect timed
+ * out, the connection closed or refused, a request refused while disconnected): an outage to log once,
+ * not a failure to log with its stack. A JetStream answer (no stream, no responders) is not one.
+ */
+export const isBusDown = (err: unknown): boolean =>
+  (err instanceof NatsError && DOWN_CODES.has(err.code)) ||
+  (err instanceof NotDeliveredError && err.message === 'the message bus is unavailable');
