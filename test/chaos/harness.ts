@@ -47,6 +47,8 @@ const RELEASE_TIMEOUT_MS = 60_000;
 export interface ScenarioContext {
   readonly infra: ChaosInfra;
   readonly stack: RunningStack;
+  /** The JetStream stream of the stack's durable events (`<prefix>EVENTS`). */
+  readonly streamName: string;
   /** Resolves after `ms`. */
   sleep(ms: number): Promise<void>;
   /** kill -9 of a process (one of a service's pids). */
@@ -70,6 +72,11 @@ export interface CheckInput {
 export interface Scenario {
   readonly name: string;
   readonly embeddedPostgres?: boolean;
+  /**
+   * Run on a three-server NATS cluster (NATS_URL lists the three, BUS_STREAM_REPLICAS=3) instead of
+   * one nats-server: `ctx.infra.natsCluster` is then set.
+   */
+  readonly natsCluster?: boolean;
   readonly replicas?: Partial<Record<'pdf-signer' | 'document-store' | 'key', number>>;
   /** How long the fault lasts, roughly (default 10 s): it counts toward the scenario's deadline. */
   readonly faultMs?: number;
@@ -334,9 +341,13 @@ const runAudited = async (
   auditRetry: RetryBudget,
 ): Promise<Report> => {
   const sleep = (ms: number) => guardedSleep(ms, guard.signal);
-  const infra = await startChaosInfra({ embeddedPostgres: scenario.embeddedPostgres ?? false });
+  const infra = await startChaosInfra({
+    embeddedPostgres: scenario.embeddedPostgres ?? false,
+    natsCluster: scenario.natsCluster ?? false,
+  });
   await held.adopt(() => infra.stop());
   const busPrefix = uniqueBusPrefix('chaos');
+  const streamName = `${busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EVENTS_STREAM}`;
   const problems: string[] = [];
   const serviceExits: string[] = [];
   const stack: RunningStack = await startServices({
@@ -350,6 +361,7 @@ const runAudited = async (
     env: {
       LOG_LEVEL: process.env.CHAOS_LOGS ? 'info' : 'error',
       RATE_LIMIT_PER_MINUTE: '1000000',
+      ...(infra.natsCluster ? { BUS_STREAM_REPLICAS: String(infra.natsCluster.servers.length) } : {}),
     },
     serviceEnv: {
       gateway: {
@@ -425,6 +437,7 @@ const runAudited = async (
     await scenario.inject({
       infra,
       stack: running,
+      streamName,
       sleep,
       // Never once the scenario was aborted: its stack is stopped and the pid may be another's by now.
       kill9: (pid) => {
@@ -563,10 +576,17 @@ const runAudited = async (
   const objects = await blob.list('signed/');
 
   // Source 4: JetStream, every message of the signed event by Nats-Msg-Id.
-  const nc = await connect({ servers: infra.nats.url });
+  const nc = await connect({ servers: infra.nats.url.split(',') });
   const jsm = await nc.jetstreamManager();
-  const streamName = `${busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EVENTS_STREAM}`;
   const info = await jsm.streams.info(streamName);
+  if (infra.natsCluster) {
+    const want = infra.natsCluster.servers.length;
+    const current = 1 + (info.cluster?.replicas ?? []).filter((r) => r.current).length;
+    if (info.config.num_replicas !== want || current !== want)
+      problems.push(
+        `stream ${streamName}: ${info.config.num_replicas} replica(s) configured, ${current} current, not ${want}`,
+      );
+  }
   const msgIds: string[] = [];
   const signedSubject = `${busPrefix}events.document.signed`;
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {

@@ -4,10 +4,12 @@
  * one table. Exits non-zero when a scenario does not hold. Each scenario has a deadline (its fault
  * plus the audit's retry budget plus 240 s, or --deadline seconds); a scenario past it, or whose
  * service process exited, is a failed row and the run moves on.
+ * `--only cluster` runs the NATS cluster family (cluster-scenarios.ts) alone.
  *   pnpm chaos [--requests 60] [--concurrency 8] [--only "NATS"] [--deadline 300] [--audit-budget 60]
  */
 import { parseArgs } from 'node:util';
 import { AUDIT_RETRY_BUDGET, failedReport, formatTable, runScenario, type Report } from './harness';
+import { CLUSTER_SCENARIOS } from './cluster-scenarios';
 import { SCENARIOS } from './scenarios';
 
 const { values: args } = parseArgs({
@@ -30,7 +32,8 @@ const guards = {
 };
 
 const reports: Report[] = [];
-for (const scenario of SCENARIOS) {
+// The cluster family last (`--only cluster` selects it): it starts three nats-servers per scenario.
+for (const scenario of [...SCENARIOS, ...CLUSTER_SCENARIOS]) {
   if (args.only && !scenario.name.toLowerCase().includes(args.only.toLowerCase())) continue;
   process.stdout.write(`running: ${scenario.name}\n`);
   try {
