@@ -28,7 +28,7 @@ const electionMs = async (
   const cluster = clusterOf(ctx);
   const started = performance.now();
   while (performance.now() - started < within) {
-    const leader = await cluster.streamLeader(ctx.streamName).catch(() => undefined);
+    const leader = await cluster.streamLeader(ctx.streamName, lost).catch(() => undefined);
     if (leader !== undefined && leader !== lost) return { ms: performance.now() - started, leader };
     await ctx.sleep(100);
   }

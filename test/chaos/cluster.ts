@@ -32,10 +32,13 @@ export interface NatsCluster {
   start(name: string): Promise<void>;
   /** Resolves once JetStream has a meta leader (the cluster can create and look up streams). */
   waitForMetaLeader(timeoutMs?: number): Promise<void>;
-  /** The server leading a stream's replicas (stream info `cluster.leader`). */
-  streamLeader(stream: string): Promise<string>;
+  /**
+   * The server leading a stream's replicas (stream info `cluster.leader`), as the servers other than
+   * `askingAllBut` see it (a cut-off server still names itself until it steps down).
+   */
+  streamLeader(stream: string, askingAllBut?: string): Promise<string>;
   /** The servers following a stream's leader. */
-  streamReplicas(stream: string): Promise<{ leader: string; followers: string[] }>;
+  streamReplicas(stream: string, askingAllBut?: string): Promise<{ leader: string; followers: string[] }>;
   /**
    * Block one server's routes to and from the others (iptables DROP) for `ms`, then lift the block
    * (always, also when the wait is interrupted). Clients keep reaching every server.
@@ -133,9 +136,12 @@ export const startNatsCluster = async (dir: string): Promise<NatsCluster> => {
     await exited;
   };
 
-  const url = servers.map((s) => `nats://${s.host}:${s.clientPort}`).join(',');
-  const withConnection = async <T>(fn: (nc: NatsConnection) => Promise<T>): Promise<T> => {
-    const nc = await connect({ servers: url.split(','), timeout: 2000 });
+  const clientUrl = (s: ClusterServer) => `nats://${s.host}:${s.clientPort}`;
+  const url = servers.map(clientUrl).join(',');
+  const withConnection = async <T>(fn: (nc: NatsConnection) => Promise<T>, allBut?: string): Promise<T> => {
+    const asked = servers.filter((s) => s.name !== allBut).map(clientUrl);
+    // No reconnect to the server left out: it is not told about through gossip either.
+    const nc = await connect({ servers: asked, timeout: 2000, ignoreClusterUpdates: allBut !== undefined });
     try {
       return await fn(nc);
     } finally {
@@ -143,14 +149,14 @@ export const startNatsCluster = async (dir: string): Promise<NatsCluster> => {
     }
   };
 
-  const streamReplicas = (stream: string) =>
+  const streamReplicas = (stream: string, askingAllBut?: string) =>
     withConnection(async (nc) => {
       const jsm = await nc.jetstreamManager({ timeout: 2000 });
       const info = await jsm.streams.info(stream);
       const leader = info.cluster?.leader;
       if (!leader) throw new Error(`stream ${stream} has no leader`);
       return { leader, followers: (info.cluster?.replicas ?? []).map((r) => r.name) };
-    });
+    }, askingAllBut);
 
   const cluster: NatsCluster = {
     url,
@@ -169,8 +175,8 @@ export const startNatsCluster = async (dir: string): Promise<NatsCluster> => {
         timeoutMs,
       );
     },
-    async streamLeader(stream) {
-      return (await streamReplicas(stream)).leader;
+    async streamLeader(stream, askingAllBut) {
+      return (await streamReplicas(stream, askingAllBut)).leader;
     },
     streamReplicas,
     async partition(name, ms, sleep) {
