@@ -40,7 +40,7 @@ describe('the chart with a NATS cluster', () => {
   });
 
   it('gives the services every server and three replicas for each stream', () => {
-    expect(common().NATS_URL.split(',')).toEqual(
+    expect(common().NATS_URL?.split(',')).toEqual(
       [0, 1, 2].map((i) => `nats://esign-nats-${i}.esign-nats-headless:4222`),
     );
     expect(common().BUS_STREAM_REPLICAS).toBe('3');
