@@ -26,8 +26,12 @@ import { startChaosInfra, type ChaosInfra } from './infra';
 /** The gateway's signing timeout in the harness stack (SIGN_TIMEOUT_MS); a client waits this + margin. */
 export const SIGN_TIMEOUT_MS = 20_000;
 const HANG_MARGIN_MS = 10_000;
-/** The sweep of signed objects without a record, shortened so the audit can wait it out. */
-const SWEEP_GRACE_MS = 10_000;
+/**
+ * The sweep of signed objects without a record, shortened so the audit can wait it out, but past the
+ * sign timeout as SIGNED_SWEEP_GRACE_MS must be: at 10 s (under SIGN_TIMEOUT_MS) a record held up for
+ * 11 s behind a cut-off NATS server committed after the sweep had removed its object (docs/faults.md).
+ */
+const SWEEP_GRACE_MS = SIGN_TIMEOUT_MS + 5000;
 const SWEEP_INTERVAL_MS = 2_000;
 /**
  * The audit retries every failed request (up to 10 times, waiting what Retry-After asks, at most 5 s),
@@ -47,6 +51,8 @@ const RELEASE_TIMEOUT_MS = 60_000;
 export interface ScenarioContext {
   readonly infra: ChaosInfra;
   readonly stack: RunningStack;
+  /** The JetStream stream of the stack's durable events (`<prefix>EVENTS`). */
+  readonly streamName: string;
   /** Resolves after `ms`. */
   sleep(ms: number): Promise<void>;
   /** kill -9 of a process (one of a service's pids). */
@@ -70,6 +76,11 @@ export interface CheckInput {
 export interface Scenario {
   readonly name: string;
   readonly embeddedPostgres?: boolean;
+  /**
+   * Run on a three-server NATS cluster (NATS_URL lists the three, BUS_STREAM_REPLICAS=3) instead of
+   * one nats-server: `ctx.infra.natsCluster` is then set.
+   */
+  readonly natsCluster?: boolean;
   readonly replicas?: Partial<Record<'pdf-signer' | 'document-store' | 'key', number>>;
   /** How long the fault lasts, roughly (default 10 s): it counts toward the scenario's deadline. */
   readonly faultMs?: number;
@@ -373,9 +384,13 @@ const runAudited = async (
   auditRetry: RetryBudget,
 ): Promise<Report> => {
   const sleep = (ms: number) => guardedSleep(ms, guard.signal);
-  const infra = await startChaosInfra({ embeddedPostgres: scenario.embeddedPostgres ?? false });
+  const infra = await startChaosInfra({
+    embeddedPostgres: scenario.embeddedPostgres ?? false,
+    natsCluster: scenario.natsCluster ?? false,
+  });
   await held.adopt(() => infra.stop());
   const busPrefix = uniqueBusPrefix('chaos');
+  const streamName = `${busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EVENTS_STREAM}`;
   const problems: string[] = [];
   const serviceExits: string[] = [];
   const smtp = scenario.allServices ? await startSmtpCapture() : undefined;
@@ -394,6 +409,7 @@ const runAudited = async (
     env: {
       LOG_LEVEL: process.env.CHAOS_LOGS ? 'info' : 'error',
       RATE_LIMIT_PER_MINUTE: '1000000',
+      ...(infra.natsCluster ? { BUS_STREAM_REPLICAS: String(infra.natsCluster.servers.length) } : {}),
     },
     serviceEnv: mergeServiceEnv(
       {
@@ -476,6 +492,7 @@ const runAudited = async (
     await scenario.inject({
       infra,
       stack: running,
+      streamName,
       sleep,
       // Never once the scenario was aborted: its stack is stopped and the pid may be another's by now.
       kill9: (pid) => {
@@ -614,10 +631,17 @@ const runAudited = async (
   const objects = await blob.list('signed/');
 
   // Source 4: JetStream, every message of the signed event by Nats-Msg-Id.
-  const nc = await connect({ servers: infra.nats.url });
+  const nc = await connect({ servers: infra.nats.url.split(',') });
   const jsm = await nc.jetstreamManager();
-  const streamName = `${busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EVENTS_STREAM}`;
   const info = await jsm.streams.info(streamName);
+  if (infra.natsCluster) {
+    const want = infra.natsCluster.servers.length;
+    const current = 1 + (info.cluster?.replicas ?? []).filter((r) => r.current).length;
+    if (info.config.num_replicas !== want || current !== want)
+      problems.push(
+        `stream ${streamName}: ${info.config.num_replicas} replica(s) configured, ${current} current, not ${want}`,
+      );
+  }
   const msgIds: string[] = [];
   const signedSubject = `${busPrefix}events.document.signed`;
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
@@ -665,6 +689,8 @@ const runAudited = async (
     else checkOk(a, 'retry');
   }
   if (orphans > 0) problems.push(`${orphans} signed object(s) without a record after the grace period`);
+  const withoutObject = records.filter((r) => !objectSet.has(r.object_key)).length;
+  if (withoutObject > 0) problems.push(`${withoutObject} record(s) whose signed object is missing`);
   const unpublished = outbox.filter((o) => o.published_at === null).length;
   if (unpublished > 0) problems.push(`${unpublished} outbox row(s) never published`);
   const outboxIds = new Set(outbox.map((o) => o.id));

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, isListening, startEmbeddedInfra, type EmbeddedInfra } from '@esign/stack';
 import { createTestDatabase, startTestS3, type TestDatabase, type TestS3 } from '@esign/testing';
+import { startNatsCluster, type NatsCluster } from './cluster';
 
 const waitFor = async (check: () => Promise<boolean>, what: string, timeoutMs = 20_000) => {
   const deadline = Date.now() + timeoutMs;
@@ -125,25 +126,45 @@ const sharedTestDatabase = async (): Promise<OwnPostgres> => {
   return { url: db.url, restartable: false, stop: refuse, start: refuse, dispose: () => db.drop() };
 };
 
+/** The cluster as an `OwnNats`: its URL is the three servers'; stop and start act on all three. */
+const clusterAsOwnNats = (cluster: NatsCluster): OwnNats => ({
+  url: cluster.url,
+  stop: () => cluster.stop(),
+  async start() {
+    for (const s of cluster.servers) await cluster.start(s.name);
+    await cluster.waitForMetaLeader();
+  },
+});
+
 export interface ChaosInfra {
   readonly nats: OwnNats;
+  /** The three-server cluster behind `nats`, when the scenario asked for one. */
+  readonly natsCluster: NatsCluster | undefined;
   readonly s3: OwnS3;
   readonly postgres: OwnPostgres;
   stop(): Promise<void>;
 }
 
-/** Infrastructure for one scenario; `embeddedPostgres` when the scenario restarts Postgres. */
-export const startChaosInfra = async (options: { embeddedPostgres: boolean }): Promise<ChaosInfra> => {
+/**
+ * Infrastructure for one scenario; `embeddedPostgres` when the scenario restarts Postgres,
+ * `natsCluster` for a three-server NATS cluster instead of one nats-server.
+ */
+export const startChaosInfra = async (options: {
+  embeddedPostgres: boolean;
+  natsCluster?: boolean;
+}): Promise<ChaosInfra> => {
   const dir = await mkdtemp(join(tmpdir(), 'esign-chaos-'));
   // As root, embedded Postgres runs as the `postgres` user, who must be able to reach its folder.
   await chmod(dir, 0o755);
-  const nats = await startOwnNats(dir);
+  const natsCluster = options.natsCluster ? await startNatsCluster(dir) : undefined;
+  const nats = natsCluster ? clusterAsOwnNats(natsCluster) : await startOwnNats(dir);
   const s3 = await startOwnS3(dir);
   const postgres = options.embeddedPostgres
     ? await startEmbeddedPostgres(join(dir, 'pg'), nats.url, s3.endpoint)
     : await sharedTestDatabase();
   return {
     nats,
+    natsCluster,
     s3,
     postgres,
     async stop() {

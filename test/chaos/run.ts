@@ -2,13 +2,16 @@
  * `pnpm chaos`: every fault scenario under a burst of concurrent signings, each on infrastructure of
  * its own (nats-server from PATH, embedded Postgres or a test database, the embedded S3 server), then
  * one table; then the repeated faults (repeat-scenarios.ts: Postgres restarted 20×, NATS and S3 5×,
- * every service process alive at the end). Exits non-zero when a scenario does not hold. Each scenario has a deadline (its fault
+ * every service process alive at the end) and the NATS cluster family (cluster-scenarios.ts). Exits
+ * non-zero when a scenario does not hold. Each scenario has a deadline (its fault
  * plus the audit's retry budget plus 240 s, or --deadline seconds); a scenario past it, or whose
  * service process exited, is a failed row and the run moves on.
+ * `--only cluster` runs the NATS cluster family (cluster-scenarios.ts) alone.
  *   pnpm chaos [--requests 60] [--concurrency 8] [--only "NATS"] [--deadline 300] [--audit-budget 60]
  */
 import { parseArgs } from 'node:util';
 import { AUDIT_RETRY_BUDGET, failedReport, formatTable, runScenario, type Report } from './harness';
+import { CLUSTER_SCENARIOS } from './cluster-scenarios';
 import { REPEAT_SCENARIOS } from './repeat-scenarios';
 import { SCENARIOS } from './scenarios';
 
@@ -32,7 +35,8 @@ const guards = {
 };
 
 const reports: Report[] = [];
-for (const scenario of [...SCENARIOS, ...REPEAT_SCENARIOS]) {
+// The cluster family last (`--only cluster` selects it): it starts three nats-servers per scenario.
+for (const scenario of [...SCENARIOS, ...REPEAT_SCENARIOS, ...CLUSTER_SCENARIOS]) {
   if (args.only && !scenario.name.toLowerCase().includes(args.only.toLowerCase())) continue;
   process.stdout.write(`running: ${scenario.name}\n`);
   try {

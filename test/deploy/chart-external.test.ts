@@ -13,6 +13,8 @@ const externalValues = {
   postgresql: { enabled: false },
   minio: { enabled: false },
   externalNats: { url: 'nats://nats.messaging:4222' },
+  // A three-server NATS cluster: the events stream on three replicas.
+  config: { busStreamReplicas: 3 },
   externalDatabase: { existingSecret: 'esign-db', existingSecretKey: 'uri' },
   externalS3: { endpoint: 'https://s3.eu-central-1.amazonaws.com', existingSecret: 'esign-s3' },
   objectStorage: { bucket: 'acme-esign', region: 'eu-central-1', createBucket: false },
@@ -106,6 +108,7 @@ describe('the chart with external infrastructure', () => {
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
       BUS_TIMEOUT_MS: '30000',
+      BUS_STREAM_REPLICAS: '3',
       NATS_URL: 'nats://nats.messaging:4222',
       S3_ENDPOINT: 'https://s3.eu-central-1.amazonaws.com',
       S3_BUCKET: 'acme-esign',

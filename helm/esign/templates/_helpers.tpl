@@ -70,7 +70,15 @@ app.kubernetes.io/component: {{ .component }}
 {{/* Infrastructure endpoints --------------------------------------------------------------- */}}
 
 {{- define "esign.natsUrl" -}}
-{{- if .Values.nats.enabled -}}
+{{- if and .Values.nats.enabled .Values.nats.cluster.enabled -}}
+{{- /* Every server by its stable name: a service reaches the cluster while any one of them is up. */ -}}
+{{- $name := printf "%s-nats" (include "esign.fullname" .) -}}
+{{- $urls := list -}}
+{{- range $i := until (int .Values.nats.cluster.replicas) -}}
+{{- $urls = append $urls (printf "nats://%s-%d.%s-headless:4222" $name $i $name) -}}
+{{- end -}}
+{{- join "," $urls -}}
+{{- else if .Values.nats.enabled -}}
 {{- printf "nats://%s-nats:4222" (include "esign.fullname" .) -}}
 {{- else -}}
 {{- .Values.externalNats.url -}}

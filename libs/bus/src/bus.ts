@@ -84,6 +84,11 @@ export interface BusOptions {
   logger: Logger;
   /** Default request timeout. */
   timeoutMs: number;
+  /**
+   * Servers each JetStream stream this bus creates is replicated on (default 1; 3 on a three-server
+   * cluster). Durable consumers take their stream's (num_replicas 0).
+   */
+  streamReplicas?: number;
   /** Told of every message a durable consumer of this connection parks (see ./consume). */
   onParked?: OnParked;
 }
@@ -411,15 +416,25 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
     async ensureEventStream() {
       const jsm = await nc.jetstreamManager();
       const subjects = DURABLE_EVENT_SUBJECTS.map(wire);
+      const replicas = options.streamReplicas ?? 1;
       try {
         const info = await jsm.streams.info(streamName);
-        if (subjects.some((s) => !info.config.subjects.includes(s))) {
-          await jsm.streams.update(streamName, { ...info.config, subjects });
+        if (
+          subjects.some((s) => !info.config.subjects.includes(s)) ||
+          info.config.num_replicas !== replicas
+        ) {
+          // A cluster grows (or shrinks) the stream's replicas in place: its messages are kept.
+          await jsm.streams.update(streamName, { ...info.config, subjects, num_replicas: replicas });
         }
       } catch (err) {
         if (!isNatsError(err) || err.api_error?.err_code !== 10059) throw err;
         try {
-          await jsm.streams.add({ name: streamName, subjects, duplicate_window: 120_000_000_000 });
+          await jsm.streams.add({
+            name: streamName,
+            subjects,
+            duplicate_window: 120_000_000_000,
+            num_replicas: replicas,
+          });
         } catch (addErr) {
           // Another service created it meanwhile (10058: stream name already in use).
           if (!isNatsError(addErr) || addErr.api_error?.err_code !== 10058) throw addErr;
@@ -458,8 +473,10 @@ export const busOptionsFrom = (env: {
   NATS_URL: string;
   BUS_PREFIX: string;
   BUS_TIMEOUT_MS: number;
-}): Pick<BusOptions, 'url' | 'prefix' | 'timeoutMs'> => ({
+  BUS_STREAM_REPLICAS: number;
+}): Pick<BusOptions, 'url' | 'prefix' | 'timeoutMs' | 'streamReplicas'> => ({
   url: env.NATS_URL,
   prefix: env.BUS_PREFIX,
   timeoutMs: env.BUS_TIMEOUT_MS,
+  streamReplicas: env.BUS_STREAM_REPLICAS,
 });

@@ -58,6 +58,15 @@ export const ZBaseEnv = z.object({
     .positive()
     .default(30_000)
     .describe('Time a request to another service may take before it is answered as unavailable.'),
+  BUS_STREAM_REPLICAS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5)
+    .default(1)
+    .describe(
+      'Servers of a NATS cluster each JetStream stream is replicated on (its durable consumers follow it): 1 on a single nats-server, 3 on a three-server cluster (helm/esign, docs/faults.md). A stream that exists with another count is updated to it.',
+    ),
   SHUTDOWN_GRACE_MS: z.coerce
     .number()
     .int()
