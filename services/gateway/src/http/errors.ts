@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
+import { BlobError } from '@esign/blob';
 import { ServiceError, type TErrorCode } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
 import { RefusedError } from './refusal';
@@ -45,9 +46,16 @@ const FRAMEWORK_MESSAGES: Record<string, string> = {
   'stream.encoding.set': 'request body could not be read',
 };
 
+/**
+ * An answer of object storage (a missing object, a refused request): its status is the store's, not
+ * the client's. A document whose file is missing is our fault (500), never "malformed request".
+ */
+const isStorageError = (err: object): boolean =>
+  err instanceof BlobError || (err as { name?: unknown }).name === 'S3Error';
+
 /** An error the framework raised with a client-error status (malformed body, bad path encoding, …). */
 const frameworkClientError = (err: unknown): { status: number; message: string } | undefined => {
-  if (typeof err !== 'object' || err === null) return undefined;
+  if (typeof err !== 'object' || err === null || isStorageError(err)) return undefined;
   const { status, statusCode, type } = err as { status?: unknown; statusCode?: unknown; type?: unknown };
   const code = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : 0;
   if (code < 400 || code > 499) return undefined;
