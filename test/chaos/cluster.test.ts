@@ -27,6 +27,16 @@ if (!canCut && process.env.CI) throw new Error('the NATS cluster test needs ipta
 describe('a three-server NATS cluster', () => {
   let dir: string;
   let sut: NatsCluster;
+  /** A bus client on the cluster, on a prefix of its own, with the events stream on three replicas. */
+  const connectClusterBus = () =>
+    connectBus({
+      url: sut.url,
+      name: 'test',
+      prefix: uniqueBusPrefix('cluster'),
+      logger,
+      timeoutMs: 5000,
+      streamReplicas: 3,
+    });
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'esign-cluster-'));
     sut = await startNatsCluster(dir);
@@ -37,15 +47,7 @@ describe('a three-server NATS cluster', () => {
   });
 
   it('the bus creates its stream with BUS_STREAM_REPLICAS replicas, and its durable consumers follow', async () => {
-    const prefix = uniqueBusPrefix('cluster');
-    const bus = await connectBus({
-      url: sut.url,
-      name: 'test',
-      prefix,
-      logger,
-      timeoutMs: 5000,
-      streamReplicas: 3,
-    });
+    const bus = await connectClusterBus();
     try {
       const consumption = await bus.consume(DocumentSigned, () => Promise.resolve(), { durable: 'replicas' });
       const jsm = await bus.connection.jetstreamManager();
@@ -61,15 +63,7 @@ describe('a three-server NATS cluster', () => {
   });
 
   it('kill -9 of the stream leader: another server leads; started again, it rejoins as a follower', async () => {
-    const prefix = uniqueBusPrefix('cluster');
-    const bus = await connectBus({
-      url: sut.url,
-      name: 'test',
-      prefix,
-      logger,
-      timeoutMs: 5000,
-      streamReplicas: 3,
-    });
+    const bus = await connectClusterBus();
     try {
       await bus.ensureEventStream();
       const { leader } = await sut.streamReplicas(bus.streamName);
@@ -92,15 +86,7 @@ describe('a three-server NATS cluster', () => {
   it.runIf(canCut)(
     'a partition drops the routes of one server (the others elect a leader) and leaves no rule behind',
     async () => {
-      const prefix = uniqueBusPrefix('cluster');
-      const bus = await connectBus({
-        url: sut.url,
-        name: 'test',
-        prefix,
-        logger,
-        timeoutMs: 5000,
-        streamReplicas: 3,
-      });
+      const bus = await connectClusterBus();
       try {
         await bus.ensureEventStream();
         const leader = await sut.streamLeader(bus.streamName);

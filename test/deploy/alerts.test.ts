@@ -63,7 +63,8 @@ describe('files/alerts.yaml', () => {
     );
     for (const rule of rules) {
       expect(['critical', 'warning'], rule.alert).toContain(rule.labels?.severity);
-      expect(rule.annotations?.summary, rule.alert).toBeTruthy();
+      // A sentence a person paged at night can read: words, not an empty or placeholder string.
+      expect(rule.annotations?.summary, rule.alert).toMatch(/^\S+( \S+){3,}/);
       // The anchor GitHub gives the heading `### <Alert>`.
       expect(rule.annotations?.runbook_url, rule.alert).toBe(
         `docs/operations.md#${rule.alert.toLowerCase()}`,

@@ -2,3 +2,4 @@ export * from './s3/index';
 export * from './smtp-capture';
 export * from './test-tsa';
 export * from './openssl-ca';
+export * from './free-port';

@@ -1,16 +1,6 @@
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 
-/** A loopback port that was free a moment ago. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+export { freePort } from '@esign/dev-servers';
 
 /** True when something accepts TCP connections at host:port. */
 export const isListening = (host: string, port: number, timeoutMs = 500): Promise<boolean> =>

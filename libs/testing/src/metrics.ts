@@ -69,3 +69,13 @@ export const promtoolCheckMetrics = (text: string): Promise<{ code: number; outp
     child.on('close', (code) => resolve({ code: code ?? -1, output: output.trim() }));
     child.stdin.end(text);
   });
+
+/**
+ * Each durable consumer's lag in Prometheus text: `[pending, ackPending]` per durable, in order
+ * (undefined where the consumer reported nothing).
+ */
+export const consumerLags = (text: string, durables: readonly string[]): (number | undefined)[][] =>
+  durables.map((durable) => [
+    metricValue(text, 'esign_bus_consumer_pending', { messaging_consumer_group_name: durable }),
+    metricValue(text, 'esign_bus_consumer_ack_pending', { messaging_consumer_group_name: durable }),
+  ]);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '@esign/dev-servers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -50,17 +50,6 @@ export interface StartPrometheusOptions {
   readonly binary?: string;
   readonly readyTimeoutMs?: number;
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** One static target per URL: its host:port, with its scheme and path as Prometheus' reserved labels. */
 const staticConfigs = (urls: readonly string[]) =>

@@ -3,10 +3,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeTestCa, openssl } from '@esign/dev-servers';
+import { freePort, makeTestCa, openssl } from '@esign/dev-servers';
 
 /** The end-entity certificates a test PKI issues, by how their revocation is served. */
 export type TestPkiCertName =
@@ -45,14 +44,6 @@ export interface TestPki {
   stopOcsp(): Promise<void>;
   stop(): Promise<void>;
 }
-
-const freePort = async (): Promise<number> => {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-};
 
 const CA_CONFIG = `
 [ ca ]

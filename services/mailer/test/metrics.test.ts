@@ -15,6 +15,7 @@ import {
   type SmtpCapture,
   type TestDatabase,
   type TestS3,
+  consumerLags,
 } from '@esign/testing';
 import { loadMailerConfig, startMailerService, type MailerService } from '../src';
 
@@ -125,13 +126,7 @@ describe('the mailer’s metrics', () => {
 
   it('reports every consumer’s lag, and serves text promtool accepts', async () => {
     const durables = ['mailer-signing-declined', 'mailer-signing-requested', 'mailer-sign-in-link-requested'];
-    const lags = async () => {
-      const text = await scrape();
-      return durables.map((durable) => [
-        metricValue(text, 'esign_bus_consumer_pending', { messaging_consumer_group_name: durable }),
-        metricValue(text, 'esign_bus_consumer_ack_pending', { messaging_consumer_group_name: durable }),
-      ]);
-    };
+    const lags = async () => consumerLags(await scrape(), durables);
     // Everything published so far handled or parked: nothing pending, nothing held.
     await expect.poll(lags, { timeout: 10_000 }).toEqual(durables.map(() => [0, 0]));
     expect(await promtoolCheckMetrics(await scrape())).toEqual({ code: 0, output: '' });

@@ -13,6 +13,7 @@ import {
   uniqueBusPrefix,
   type TestDatabase,
   type WebhookReceiver,
+  consumerLags,
 } from '@esign/testing';
 import { loadWebhookConfig, startWebhookService, type WebhookService } from '../src';
 
@@ -127,13 +128,7 @@ describe('the webhook service’s metrics', () => {
 
   it('reports its consumers’ lag, and serves text promtool accepts', async () => {
     const durables = ['webhook-document-signed', 'webhook-signing-viewed', 'webhook-signing-expired'];
-    const lags = async () => {
-      const text = await scrape();
-      return durables.map((durable) => [
-        metricValue(text, 'esign_bus_consumer_pending', { messaging_consumer_group_name: durable }),
-        metricValue(text, 'esign_bus_consumer_ack_pending', { messaging_consumer_group_name: durable }),
-      ]);
-    };
+    const lags = async () => consumerLags(await scrape(), durables);
     await expect.poll(lags, { timeout: 10_000 }).toEqual(durables.map(() => [0, 0]));
     expect(await promtoolCheckMetrics(await scrape())).toEqual({ code: 0, output: '' });
   });
