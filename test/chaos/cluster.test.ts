@@ -93,13 +93,15 @@ describe('a three-server NATS cluster', () => {
         const cutOff = sut.servers.find((s) => s.name === leader);
         if (!cutOff) throw new Error('no leader server');
         const seen: string[] = [];
-        await sut.partition(leader, 8000, async (ms) => {
+        // Up to 20 s: an election under a loaded CI machine took more than 8 s. The others are asked
+        // (a cut-off server still names itself leader); the cut ends once they have a new one.
+        await sut.partition(leader, 20_000, async (ms) => {
           const until = Date.now() + ms;
           // The cut-off server is still reachable by clients, but not through its routes.
           const nc = await connect({ servers: `nats://${cutOff.host}:${cutOff.clientPort}` });
           await nc.close();
-          while (Date.now() < until) {
-            const l = await sut.streamLeader(bus.streamName).catch(() => undefined);
+          while (Date.now() < until && !seen.some((l) => l !== leader)) {
+            const l = await sut.streamLeader(bus.streamName, leader).catch(() => undefined);
             if (l) seen.push(l);
             await new Promise((r) => setTimeout(r, 250));
           }
