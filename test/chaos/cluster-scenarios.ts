@@ -3,7 +3,9 @@
  * mode, NATS_URL listing all three and the events stream (with its durable consumers) on three
  * replicas, the way helm/esign deploys NATS. One server is lost under load: the stream's leader (kill -9,
  * started again 5 s later), a follower (the same), or the leader cut off from the other two's routes
- * for 10 s while clients still reach it.
+ * for 10 s while clients still reach it. Every service runs (the mailer and the webhook service too),
+ * with sends for signing and a webhook endpoint beside the signings: each email and each webhook
+ * delivery exactly once (deliveries.ts).
  */
 import type { NatsCluster } from './cluster';
 import type { Scenario, ScenarioContext } from './harness';
@@ -59,6 +61,7 @@ const killAndRestart = async (ctx: ScenarioContext, role: 'leader' | 'follower')
 export const killStreamLeader: Scenario = {
   name: 'cluster: kill -9 stream leader',
   natsCluster: true,
+  allServices: true,
   faultMs: 15_000,
   inject: (ctx) => killAndRestart(ctx, 'leader'),
 };
@@ -66,6 +69,7 @@ export const killStreamLeader: Scenario = {
 export const killFollower: Scenario = {
   name: 'cluster: kill -9 follower',
   natsCluster: true,
+  allServices: true,
   faultMs: 15_000,
   inject: (ctx) => killAndRestart(ctx, 'follower'),
 };
@@ -78,6 +82,7 @@ export const killFollower: Scenario = {
 export const partitionLeader: Scenario = {
   name: 'cluster: stream leader cut off 10 s',
   natsCluster: true,
+  allServices: true,
   faultMs: 20_000,
   async inject(ctx) {
     const cluster = clusterOf(ctx);

@@ -3,8 +3,7 @@
  * a fault injected at a random moment inside it, recovery, then an audit of what clients were told
  * against the document records, the outbox, the objects in storage and the events in JetStream.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { connect } from 'nats';
 import pg from 'pg';
 import { createBlobStore } from '@esign/blob';
@@ -21,6 +20,8 @@ import {
   type Guard,
   type RetryBudget,
 } from './guards';
+import { multipart, post, type Answer } from './client';
+import { RECEIVER_NETWORK, startDeliveries, type Deliveries, type DeliveryCounts } from './deliveries';
 import { startChaosInfra, type ChaosInfra } from './infra';
 
 /** The gateway's signing timeout in the harness stack (SIGN_TIMEOUT_MS); a client waits this + margin. */
@@ -87,7 +88,9 @@ export interface Scenario {
   /**
    * Run every service, not only those on the signing path: template, webhook and the mailer (sending to
    * an SMTP server of the harness's own) besides key, document-store, pdf-signer and gateway, so that
-   * their database loops and consumers live through the fault too.
+   * their database loops and consumers live through the fault too; and audit their deliveries
+   * (deliveries.ts): a webhook endpoint for the signed documents, and sends for signing through the
+   * burst, each email and each webhook exactly once.
    */
   readonly allServices?: boolean;
   /**
@@ -141,24 +144,11 @@ export interface GuardOptions {
   readonly auditRetry?: RetryBudget;
 }
 
+export type { Answer } from './client';
+
 /** A scenario's deadline: its own expected length plus the harness's margin. */
 export const scenarioDeadlineMs = (scenario: Scenario, auditRetry: RetryBudget = AUDIT_RETRY_BUDGET) =>
   (scenario.faultMs ?? DEFAULT_FAULT_MS) + auditRetry.budgetMs + SCENARIO_MARGIN_MS;
-
-export interface Answer {
-  readonly key: string;
-  /** When it was sent and answered (performance.now()). */
-  readonly startedAt: number;
-  readonly endedAt: number;
-  status: number | 'reset' | 'hang';
-  auditId?: string;
-  fileHash?: string;
-  /** SHA-256 of the bytes received. */
-  bodyHash?: string;
-  retryAfter?: string;
-  ms: number;
-  error?: string;
-}
 
 export interface Report {
   readonly scenario: string;
@@ -176,6 +166,8 @@ export interface Report {
   readonly slowestMs: number;
   /** 200s per second before the fault and while it lasted. */
   readonly okRate: { readonly before: number; readonly during: number };
+  /** Sends, emails and webhooks, when the scenario audited them (`allServices`). */
+  readonly deliveries?: DeliveryCounts;
   readonly notes: string[];
   readonly problems: string[];
   readonly holds: boolean;
@@ -226,88 +218,6 @@ const createHeld = (): Held => {
     },
   };
 };
-
-interface Form {
-  readonly body: Buffer;
-  readonly contentType: string;
-}
-
-const multipart = (file: Buffer, fields: Record<string, string>): Form => {
-  const boundary = `----chaos${randomUUID()}`;
-  const parts = Object.entries(fields).map(
-    ([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`,
-  );
-  const body = Buffer.concat([
-    Buffer.from(parts.join('')),
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="chaos.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
-    ),
-    file,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
-};
-
-const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
-
-/** One POST /api/v1/sign with an Idempotency-Key; never throws (resets and hangs are answers too). */
-const post = (
-  gatewayUrl: string,
-  apiKey: string,
-  form: Form,
-  key: string,
-  boundMs: number,
-): Promise<Answer> =>
-  new Promise((resolve) => {
-    const url = new URL(`${gatewayUrl}/api/v1/sign`);
-    const started = performance.now();
-    const done = (a: Omit<Answer, 'key' | 'ms' | 'startedAt' | 'endedAt'>) => {
-      const endedAt = performance.now();
-      resolve({ key, ms: endedAt - started, startedAt: started, endedAt, ...a });
-    };
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        // A fresh connection per request: a killed gateway must not poison a pooled socket.
-        agent: false,
-        headers: {
-          Authorization: `Bearer ${apiKey}`,
-          'Content-Type': form.contentType,
-          'Content-Length': form.body.length,
-          'Idempotency-Key': key,
-        },
-        timeout: boundMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => done({ status: 'reset', error: err.message }));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          done({
-            status: res.statusCode ?? 0,
-            auditId: header(res.headers, 'x-audit-id'),
-            fileHash: header(res.headers, 'x-file-hash'),
-            bodyHash: createHash('sha256').update(body).digest('hex'),
-            retryAfter: header(res.headers, 'retry-after'),
-            ...(res.statusCode === 200 ? {} : { error: body.toString('utf8').slice(0, 200) }),
-          });
-        });
-      },
-    );
-    req.on('timeout', () => {
-      req.destroy();
-      done({ status: 'hang', error: `no answer within ${boundMs} ms` });
-    });
-    req.on('error', (err) => done({ status: 'reset', error: err.message }));
-    req.end(form.body);
-  });
 
 type ServiceEnv = Partial<Record<ServiceName, Record<string, string>>>;
 
@@ -421,7 +331,12 @@ const runAudited = async (
           SIGNED_SWEEP_GRACE_MS: String(SWEEP_GRACE_MS),
           SIGNED_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
         },
-        ...(smtp ? { mailer: { SMTP_HOST: smtp.host, SMTP_PORT: String(smtp.port), SMTP_TLS: 'none' } } : {}),
+        ...(smtp
+          ? {
+              mailer: { SMTP_HOST: smtp.host, SMTP_PORT: String(smtp.port), SMTP_TLS: 'none' },
+              webhook: { WEBHOOK_ALLOW_NETWORKS: RECEIVER_NETWORK },
+            }
+          : {}),
       },
       scenario.serviceEnv ?? {},
     ),
@@ -451,9 +366,24 @@ const runAudited = async (
     email: `chaos${Date.now()}@example.com`,
     plan: 'business',
   });
+  const pdf = await makePdf({ pages: load.pages ?? 1 });
+  const boundMs = load.answerBoundMs ?? (load.signTimeoutMs ?? SIGN_TIMEOUT_MS) + HANG_MARGIN_MS;
+  let deliveries: Deliveries | undefined;
+  if (smtp) {
+    const started = await startDeliveries({
+      bus,
+      accountId,
+      gatewayUrl: running.gatewayUrl,
+      apiKey,
+      pdf,
+      smtp,
+      boundMs,
+    });
+    await held.adopt(() => started.stop());
+    deliveries = started;
+  }
   await bus.drain();
 
-  const pdf = await makePdf({ pages: load.pages ?? 1 });
   const png = await makePng({ width: 300, height: 100 });
   const form = multipart(pdf, {
     signerName: 'Chaos Signer',
@@ -461,7 +391,6 @@ const runAudited = async (
     signatureData: `data:image/png;base64,${png.toString('base64')}`,
     positions: JSON.stringify([{ x: 50, y: 85, page: 0, width: 25 }]),
   });
-  const boundMs = load.answerBoundMs ?? (load.signTimeoutMs ?? SIGN_TIMEOUT_MS) + HANG_MARGIN_MS;
   const signOnce = (key: string = randomUUID()) => post(running.gatewayUrl, apiKey, form, key, boundMs);
 
   // Warm up: every process has answered once before the burst.
@@ -541,9 +470,10 @@ const runAudited = async (
   // Awaited below; if the burst is aborted first, its rejection must not go unhandled meanwhile.
   void fault.catch(() => undefined);
   const burstStarted = performance.now();
-  await Promise.all(
-    Array.from({ length: load.concurrency }, async () => {
-      while ((issued < load.requests || !faultLifted) && issued < maxRequests) {
+  const burstGoesOn = () => (issued < load.requests || !faultLifted) && issued < maxRequests;
+  await Promise.all([
+    ...Array.from({ length: load.concurrency }, async () => {
+      while (burstGoesOn()) {
         guard.throwIfAborted();
         issued += 1;
         const a = await signOnce();
@@ -553,7 +483,9 @@ const runAudited = async (
         if (a.status !== 200) await sleep(failurePauseMs);
       }
     }),
-  );
+    // One more client sends for signing through the burst, when deliveries are audited.
+    deliveries?.sendWhile(burstGoesOn, failurePauseMs, sleep),
+  ]);
   triggerFault();
   await fault;
   const burstMs = performance.now() - burstStarted;
@@ -572,6 +504,8 @@ const runAudited = async (
 
   // Audit phase: retry every failed request with its own Idempotency-Key until it succeeds, within
   // the retry budget (a stack that does not recover must not keep the run for minutes).
+  // The sends' retries run beside the signings', on a budget of their own of the same size.
+  const sendsRetried = deliveries?.retryFailed(auditRetry, sleep) ?? Promise.resolve([]);
   const { last: retries, unresolved } = await retryWithinBudget(
     answers.filter((a) => a.status !== 200).map((a) => a.key),
     async (key) => {
@@ -587,6 +521,7 @@ const runAudited = async (
     problems.push(
       `${unresolved.length} failed request(s) unresolved: the audit's retry budget of ${auditRetry.budgetMs / 1000} s ran out (first: ${unresolved[0] ?? ''})`,
     );
+  const unresolvedSends = await sendsRetried;
   const unresolvedSet = new Set(unresolved);
   // Retry a sample of the 200s too: the same key must answer the same document.
   const replays = answers.filter((a) => a.status === 200).slice(0, 5);
@@ -618,12 +553,13 @@ const runAudited = async (
       [accountId],
     )
   ).rows;
-  const outbox = (
-    await db.query<{ id: string; published_at: Date | null; audit_id: string }>(
-      "select id, published_at, payload->>'auditId' as audit_id from documents.outbox where subject = $1",
-      ['events.document.signed'],
+  // Every event the document store wrote (signed documents; sends' signing.requested, and so on).
+  const allOutbox = (
+    await db.query<{ id: string; subject: string; published_at: Date | null; audit_id: string }>(
+      "select id, subject, published_at, payload->>'auditId' as audit_id from documents.outbox",
     )
   ).rows;
+  const outbox = allOutbox.filter((o) => o.subject === 'events.document.signed');
   await db.end();
 
   // Source 3: the objects in storage.
@@ -643,10 +579,14 @@ const runAudited = async (
       );
   }
   const msgIds: string[] = [];
+  const allMsgIds: string[] = [];
   const signedSubject = `${busPrefix}events.document.signed`;
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const m = await jsm.streams.getMessage(streamName, { seq }).catch(() => undefined);
-    if (m && m.subject === signedSubject) msgIds.push(m.header.get('Nats-Msg-Id'));
+    if (!m) continue;
+    const id = m.header?.get('Nats-Msg-Id') ?? '';
+    if (id) allMsgIds.push(id);
+    if (m.subject === signedSubject) msgIds.push(id);
   }
   await nc.close();
 
@@ -691,12 +631,15 @@ const runAudited = async (
   if (orphans > 0) problems.push(`${orphans} signed object(s) without a record after the grace period`);
   const withoutObject = records.filter((r) => !objectSet.has(r.object_key)).length;
   if (withoutObject > 0) problems.push(`${withoutObject} record(s) whose signed object is missing`);
-  const unpublished = outbox.filter((o) => o.published_at === null).length;
+  const unpublished = allOutbox.filter((o) => o.published_at === null).length;
   if (unpublished > 0) problems.push(`${unpublished} outbox row(s) never published`);
   const outboxIds = new Set(outbox.map((o) => o.id));
-  const msgCount = countBy(msgIds, (id) => id);
-  const eventProblems = [...outboxIds].filter((id) => msgCount.get(id) !== 1).length;
-  if (eventProblems > 0) problems.push(`${eventProblems} outbox row(s) not in JetStream exactly once`);
+  const msgCount = countBy(allMsgIds, (id) => id);
+  const notOnce = allOutbox.filter((o) => msgCount.get(o.id) !== 1);
+  if (notOnce.length > 0)
+    problems.push(
+      `${notOnce.length} outbox row(s) not in JetStream exactly once (subjects: ${[...new Set(notOnce.map((o) => o.subject))].join(', ')})`,
+    );
   const extraEvents = msgIds.filter((id) => !outboxIds.has(id)).length;
   if (extraEvents > 0) problems.push(`${extraEvents} signed event(s) with no outbox row`);
   const withEvent = new Set(outbox.map((o) => o.audit_id));
@@ -739,6 +682,16 @@ const runAudited = async (
   const strayCounts = counted.filter((id) => !recordIds.has(id)).length;
   if (strayCounts > 0) problems.push(`${strayCounts} counted document(s) with no record`);
   if (reserved > 0) problems.push(`${reserved} reservation(s) made for a plan without a limit`);
+  const delivered = deliveries
+    ? await deliveries.audit(
+        records.map((r) => r.audit_id),
+        unresolvedSends,
+        sleep,
+      )
+    : undefined;
+  if (delivered) problems.push(...delivered.problems);
+  if (unresolvedSends.length > 0)
+    problems.push(`${unresolvedSends.length} send(s) unresolved: the audit's retry budget ran out`);
   if (scenario.samePids) {
     const pidsAtEnd = pidList(running);
     const gone = pidsAtStart.filter((p) => !pidsAtEnd.includes(p));
@@ -776,6 +729,7 @@ const runAudited = async (
     okP50Ms: okMs[Math.floor(okMs.length / 2)],
     slowestMs: Math.max(0, ...answers.map((a) => a.ms)),
     okRate,
+    ...(delivered ? { deliveries: delivered.counts } : {}),
     notes,
     problems,
     holds: problems.length === 0,
@@ -805,6 +759,7 @@ export const formatTable = (reports: readonly Report[]): string => {
     'recovery',
     '200 p50 / slowest',
     '200/s before / during',
+    'sends / mails / hooks',
     'holds',
   ];
   const rows = reports.map((r) => [
@@ -821,6 +776,7 @@ export const formatTable = (reports: readonly Report[]): string => {
     r.recoveryMs === undefined ? '-' : `${(r.recoveryMs / 1000).toFixed(1)} s`,
     `${r.okP50Ms === undefined ? '-' : (r.okP50Ms / 1000).toFixed(2)} / ${(r.slowestMs / 1000).toFixed(1)} s`,
     `${r.okRate.before.toFixed(1)} / ${r.okRate.during.toFixed(1)}`,
+    r.deliveries ? `${r.deliveries.accepted} / ${r.deliveries.mails} / ${r.deliveries.webhooks}` : '-',
     r.holds ? 'yes' : `no: ${reasonOf(r)}`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));

@@ -9,7 +9,8 @@ import { terminateServiceConnections } from './repeat-scenarios';
  * template included) runs as its own process under a light signing load, with its database loops
  * polling fast so that some connection is always checked out; the connections to the stack's own test
  * database are ended from the server side again and again (`pg_terminate_backend`) and the stack's own
- * nats-server is restarted once. Every process must keep its pid, signing must work, and the audit hold.
+ * nats-server is restarted once. Every process must keep its pid, signing must work, and the audit hold,
+ * the deliveries' too: every send's email and every signed document's webhook exactly once.
  */
 const KILLS = 6;
 
@@ -56,5 +57,9 @@ describe('no service exits on a dependency fault', () => {
     expect(report.recoveryMs).toBeDefined();
     expect(report.events).toBe(report.records);
     expect(report.objects).toBe(report.records);
+    // Sends went out beside the signings: one email per send, one webhook per signed document.
+    expect(report.deliveries?.accepted).toBeGreaterThan(0);
+    expect(report.deliveries?.mails).toBe(report.deliveries?.accepted);
+    expect(report.deliveries?.webhooks).toBe(report.records);
   }, 120_000);
 });

@@ -191,3 +191,4 @@ export const isDatabaseDown = (err: unknown): boolean => {
 export const databaseUnavailable = (err: unknown): string | undefined =>
   isDatabaseDown(err) ? 'the database is unavailable' : undefined;
 export * from './migrated-database';
+export * from './retry-while-down';

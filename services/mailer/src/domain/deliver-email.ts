@@ -1,3 +1,4 @@
+import { retryWhileDown } from '@esign/db';
 import type { Logger } from '@esign/telemetry';
 import type { MailTransport, TOutgoingMail } from '../adapters/smtp-transport';
 import type { DeliveryKey, DeliveryRepository } from '../db/delivery-repository';
@@ -10,6 +11,12 @@ export interface TSkip {
 
 /** How long an attempt may hold an email before another process may take it over. */
 export const SENDING_LEASE_MS = 5 * 60_000;
+
+/**
+ * How long recording a sent email may wait for the database to come back. Well inside the lease: a
+ * redelivery meanwhile finds the email still `sending` and waits.
+ */
+export const RECORD_SENT_WITHIN_MS = 60_000;
 
 /** An email another process is sending right now: retried later, by redelivery. */
 export class DeliveryInProgressError extends Error {
@@ -26,11 +33,22 @@ const describe = (err: unknown): string => {
  * Send one email at most once: record it in the delivery log (unique per event, recipient and kind),
  * take it for an attempt, compose it (which may find that it must not be sent), send it, and record
  * the outcome. An email already sent or skipped is left alone, so a redelivered event sends nothing
- * twice. A failure is recorded (attempts, last error) and thrown, so the event is redelivered later.
+ * twice. A failure to compose or send is recorded (attempts, last error) and thrown, so the event is
+ * redelivered later. Once SMTP has taken the email, recording it as sent is tried again while the
+ * database is away (`RECORD_SENT_WITHIN_MS`) and never turns into a failure: a sent email marked
+ * failed would be sent again by the redelivery. If the database stays away longer, the email stays
+ * `sending` and its lease keeps redeliveries off it (`SENDING_LEASE_MS`).
  * `compose` runs only for an attempt, which matters for emails whose link is made then.
  */
 export const deliverEmail = async (
-  deps: { deliveries: DeliveryRepository; transport: MailTransport; logger: Logger; outcomes: MailOutcomes },
+  deps: {
+    deliveries: DeliveryRepository;
+    transport: MailTransport;
+    logger: Logger;
+    outcomes: MailOutcomes;
+    /** How recording a sent email waits out an outage, and the clock that bounds it (tests; default real time). */
+    recordRetry?: { readonly sleep: (ms: number) => Promise<void>; readonly now: () => number };
+  },
   input: {
     key: DeliveryKey;
     compose: () => Promise<TOutgoingMail | TSkip>;
@@ -56,6 +74,7 @@ export const deliverEmail = async (
     deps.outcomes.notSent(key.kind, 'duplicate');
     return 'already-done';
   }
+  let messageId: string;
   try {
     const mail = await input.compose();
     if ('skip' in mail) {
@@ -64,11 +83,7 @@ export const deliverEmail = async (
       deps.outcomes.notSent(key.kind, 'skipped');
       return 'skipped';
     }
-    const { messageId } = await deps.transport.send(mail);
-    deps.outcomes.sent(key.kind, attempt.publishedAt);
-    await deps.deliveries.markSent(claim.id, messageId);
-    deps.logger.info('email sent', { ...fields, attempts: claim.attempts, messageId });
-    return 'sent';
+    ({ messageId } = await deps.transport.send(mail));
   } catch (err) {
     deps.outcomes.failed(key.kind, attempt.deliveryCount);
     await deps.deliveries
@@ -78,4 +93,11 @@ export const deliverEmail = async (
       );
     throw err;
   }
+  deps.outcomes.sent(key.kind, attempt.publishedAt);
+  await retryWhileDown(() => deps.deliveries.markSent(claim.id, messageId), {
+    withinMs: RECORD_SENT_WITHIN_MS,
+    ...deps.recordRetry,
+  });
+  deps.logger.info('email sent', { ...fields, attempts: claim.attempts, messageId });
+  return 'sent';
 };

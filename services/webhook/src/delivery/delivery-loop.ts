@@ -31,6 +31,7 @@ export const startDeliveryLoop = (deps: {
   let timer: NodeJS.Timeout | undefined;
   // A poll fails every interval while the database is away: that is one outage, not a warning a poll.
   const outage = createOutageLog({ logger: deps.logger, dependency: 'database (webhook delivery poll)' });
+  const attemptOutage = createOutageLog({ logger: deps.logger, dependency: 'database (webhook attempts)' });
 
   const run = (claimed: ClaimedDelivery) => {
     const job: Promise<void> = inNewTrace(
@@ -38,10 +39,14 @@ export const startDeliveryLoop = (deps: {
       { 'webhook.event_type': claimed.event.type },
       () => deps.attempt(claimed),
     )
-      .catch((err: unknown) =>
-        // The lease brings it back after leaseMs.
-        deps.logger.error('webhook attempt failed unexpectedly', { deliveryId: claimed.delivery.id, err }),
-      )
+      .then(() => attemptOutage.up())
+      .catch((err: unknown) => {
+        // The lease brings it back after leaseMs. The database away (its outcome could not be
+        // recorded within the lease, or the endpoint's health after it) is the outage, not an error.
+        if (isDatabaseDown(err)) attemptOutage.down(err);
+        else
+          deps.logger.error('webhook attempt failed unexpectedly', { deliveryId: claimed.delivery.id, err });
+      })
       .finally(() => {
         active.delete(job);
         // A place is free: there may be more due.

@@ -26,6 +26,9 @@ export const startDeliveries = (deps: {
   now: Clock;
 }): DeliveryLoop => {
   const { config, store, logger, now } = deps;
+  // Longer than an attempt can take: an attempt still running is never taken twice; what is left of
+  // it after the POST is the time its outcome has to be recorded (attempt-delivery's settle).
+  const leaseMs = config.WEBHOOK_TIMEOUT_MS + 30_000;
   const attempt: AttemptDeps = {
     store,
     http: deps.http,
@@ -46,6 +49,7 @@ export const startDeliveries = (deps: {
     outcomes: deps.outcomes,
     logger,
     now,
+    leaseMs,
   };
   return startDeliveryLoop({
     store,
@@ -53,8 +57,7 @@ export const startDeliveries = (deps: {
     attempt: (claimed) => attemptDelivery(claimed, attempt),
     concurrency: config.WEBHOOK_CONCURRENCY,
     intervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
-    // Longer than an attempt can take: an attempt still running is never taken twice.
-    leaseMs: config.WEBHOOK_TIMEOUT_MS + 30_000,
+    leaseMs,
     logger,
   });
 };

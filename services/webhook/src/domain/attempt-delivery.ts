@@ -1,4 +1,5 @@
 import type { BlockList } from 'node:net';
+import { retryWhileDown } from '@esign/db';
 import type { Logger } from '@esign/telemetry';
 import type { HttpPoster, PostOutcome } from '../adapters/http-poster';
 import type { ClaimedDelivery, EndpointRow, WebhookStore } from '../db/store';
@@ -13,6 +14,8 @@ import { checkTarget, TargetRefusedError, type Lookup } from './ssrf';
 const WITH_DOWNLOAD = new Set(['document.signed', 'signing.completed']);
 /** Characters of a receiver's answer kept in the delivery log. */
 const EXCERPT_CHARS = 1024;
+/** Stop trying to record this long before the claim's lease ends (another poll may claim it then). */
+const SETTLE_LEASE_MARGIN_MS = 2_000;
 
 /** What an attempt uses; `now` decides its signature's timestamp, its retry time and the streak's length. */
 export interface AttemptDeps {
@@ -30,7 +33,27 @@ export interface AttemptDeps {
   readonly outcomes: DeliveryOutcomes;
   readonly logger: Logger;
   readonly now: Clock;
+  /** How long a claim holds the delivery (the loop's lease): the outcome must be recorded inside it. */
+  readonly leaseMs: number;
+  /** Waits between tries of recording an outcome (default: a timer). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+type Settlement = Parameters<WebhookStore['settle']>[0];
+
+/**
+ * Record an attempt's outcome, tried again while the database is away (a restart, a connection ended
+ * from the server side) until the claim's lease is nearly spent. Without this, a receiver that had
+ * answered 2xx was posted to again (the same webhook-id) whenever the outcome's write met an outage:
+ * the chaos audit saw it. Now that happens only when the process dies between the receiver's answer
+ * and the record, or the database stays away longer than the lease (`WEBHOOK_TIMEOUT_MS` + 30 s).
+ */
+export const settleWithinLease = (deps: AttemptDeps, input: Settlement, claimedAt: Date): Promise<void> =>
+  retryWhileDown(() => deps.store.settle(input), {
+    withinMs: claimedAt.getTime() + deps.leaseMs - SETTLE_LEASE_MARGIN_MS - deps.now().getTime(),
+    now: () => deps.now().getTime(),
+    sleep: deps.sleep,
+  });
 
 /** The exact body of one attempt: the stored snapshot, with a fresh download link where it has one. */
 export const buildBody = async (
@@ -111,16 +134,20 @@ export const attemptDelivery = async (claimed: ClaimedDelivery, deps: AttemptDep
         : `HTTP ${status}`);
   const retryAt =
     succeeded || status === 410 ? null : nextAttemptAt(deps.retrySchedule, delivery.attempts, deps.now());
-  await deps.store.settle({
-    deliveryId: delivery.id,
+  await settleWithinLease(
+    deps,
+    {
+      deliveryId: delivery.id,
+      attemptedAt,
+      statusCode: status,
+      latencyMs: outcome.latencyMs,
+      succeeded,
+      error,
+      responseExcerpt: excerptOf(outcome.response),
+      retryAt,
+    },
     attemptedAt,
-    statusCode: status,
-    latencyMs: outcome.latencyMs,
-    succeeded,
-    error,
-    responseExcerpt: excerptOf(outcome.response),
-    retryAt,
-  });
+  );
   const log = deps.logger.child({ webhookId: endpoint.id, eventId: event.id, deliveryId: delivery.id });
   if (succeeded) {
     deps.outcomes.delivered(event.type, event.occurredAt);
