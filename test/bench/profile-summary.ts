@@ -57,6 +57,15 @@ export const summariseProfile = (profile: CpuProfile, signings: number, cpuMs: n
     const id = samples[i] ?? 0;
     selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, us));
   }
+  /** The nearest of our files on the stack (from the sample up): what a library's or native time was spent for. */
+  const ourFileAbove = (id: number): string => {
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const url = byId.get(at)?.callFrame.url ?? '';
+      if (/\/(services|libs)\/[^/]+\/src\//.test(url)) return moduleOf(url, '');
+    }
+    return '(not under our code)';
+  };
+  const byOurFile = new Map<string, number>();
   const byFunction = new Map<string, number>();
   const byModule = new Map<string, number>();
   let total = 0;
@@ -72,6 +81,8 @@ export const summariseProfile = (profile: CpuProfile, signings: number, cpuMs: n
       : `${functionName}${functionName.startsWith('(') ? '' : callerOf(id)}  [${module}]`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + us);
     byModule.set(module, (byModule.get(module) ?? 0) + us);
+    const file = ourFileAbove(id);
+    byOurFile.set(file, (byOurFile.get(file) ?? 0) + us);
   }
   const table = (entries: Map<string, number>, limit: number) =>
     [...entries]
@@ -85,6 +96,8 @@ export const summariseProfile = (profile: CpuProfile, signings: number, cpuMs: n
     `Where our CPU goes, 1-page B-B (main thread, sampled every 0.1 ms over ${signings} signings): ${(total / 1000 / signings).toFixed(2)} ms sampled per signing (process CPU p50 ${cpuMs.toFixed(2)} ms, all threads)`,
     'self time by module:',
     ...table(byModule, 25),
+    'by the nearest of our files on the stack (its own time and the library and native code it called):',
+    ...table(byOurFile, 25),
     `self time by function (top ${top}):`,
     ...table(byFunction, top),
   ].join('\n');
