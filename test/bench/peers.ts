@@ -134,6 +134,8 @@ const makeSigner = async (job: Job): Promise<SignOnce> => {
             userAgent: 'bench',
           },
           receivedAt: new Date().toISOString(),
+          // As the handler passes it (PUBLIC_BASE_URL's default): the audit page prints it and its QR code.
+          verifyBaseUrl: 'http://localhost:8080',
         })
       ).bytes;
   }
@@ -315,7 +317,7 @@ const checkOutput = async (path: string): Promise<string | undefined> => {
 };
 
 const FEATURES: Record<Peer, string> = {
-  ours: 'visible stamp (PNG), audit page, audit data (XMP + Info), incremental; no DSS',
+  ours: 'visible stamp (PNG), audit page (verify URL + QR), audit data (XMP + Info), incremental; no DSS',
   libpdf: 'invisible, PAdES (ETSI.CAdES.detached), incremental; no stamp/audit/DSS',
   signpdf: 'invisible, adbe.pkcs7.detached, document re-saved by pdf-lib; no stamp/audit/DSS',
 };
