@@ -1,0 +1,549 @@
+/**
+ * `pnpm bench:peers`: our signer next to two other Node PDF signers, on the same documents, with the
+ * same RSA-2048 certificate and, for B-T, the same local TSA (`startTestTsa`, one `openssl ts -reply`
+ * per request), in one run:
+ * - ours: `createSigner().sign`, in-process (what the `pdf.sign` handler calls);
+ * - `@libpdf/core` (Documenso's PDF library): `PDF.load(bytes).sign({ level })`, an invisible
+ *   signature, PAdES (ETSI.CAdES.detached);
+ * - `@signpdf/signpdf` with `@signpdf/placeholder-pdf-lib` and `@signpdf/signer-p12`: pdf-lib adds the
+ *   placeholder and saves the document again, node-forge signs (adbe.pkcs7.detached; no timestamps).
+ * Each peer, level and document runs in a child process of its own (so that one's heap is not in
+ * another's figure): a few signings to warm up, then `--runs` signings one at a time, each timed in
+ * CPU (`process.cpuUsage()`: every thread of the process) and wall time. Peak memory is the child's
+ * resident high-water mark (VmHWM, reset once the child is idle: the signer built, the document read,
+ * the warm-up done, garbage collected) minus its resident memory then. The first and last output of each row are checked with `pdfsig`
+ * and `qpdf --check`; a row whose output fails says so. `--profile` also writes a V8 CPU profile of our
+ * one-page B-B signings (.data/profiles) and prints where their CPU goes.
+ * The peer packages are dev dependencies of this benchmark's package (`test/`) only.
+ */
+import { fork } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify, parseArgs } from 'node:util';
+import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+import { makeLargePdf, makePdf, makePng, pdfSig, qpdfCheck, startTestTsa } from '@esign/testing';
+import type { TestTsa } from '@esign/testing';
+import type { Session } from 'node:inspector/promises';
+import { summariseProfile } from './profile-summary';
+import type { CpuProfile } from './profile-summary';
+
+const PEERS = ['ours', 'libpdf', 'signpdf'] as const;
+type Peer = (typeof PEERS)[number];
+const LEVELS = ['B-B', 'B-T'] as const;
+type Level = (typeof LEVELS)[number];
+const DOCUMENTS = ['1-page', '20-page text', '20 MB image'] as const;
+type DocumentName = (typeof DOCUMENTS)[number];
+const MB = 1024 * 1024;
+
+/** What a child process is asked to do. */
+interface Job {
+  peer: Peer;
+  level: Level;
+  document: string;
+  png: string;
+  keyPem: string;
+  certPem: string;
+  p12: string;
+  tsaUrl?: string;
+  warmup: number;
+  runs: number;
+  outDir: string;
+  profile?: string;
+}
+
+/** What a child process reports. */
+interface Measured {
+  cpuMs: number[];
+  wallMs: number[];
+  sizes: number[];
+  idleRssBytes: number;
+  peakRssBytes: number;
+  /** Where the first and the last output were written. */
+  outputs: string[];
+}
+
+const HERE = fileURLToPath(import.meta.url);
+const ROOT = resolve(HERE, '../../..');
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+};
+
+const statusKb = (field: 'VmRSS' | 'VmHWM'): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+
+/** A 20-page A4 PDF full of text (Helvetica, 60 lines a page), made with pdf-lib. */
+const makeTextPdf = async (pages: number): Promise<Buffer> => {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const words =
+    'the parties agree that this contract is governed by the law of the place where it was signed and that any dispute shall be settled there'.split(
+      ' ',
+    );
+  for (let p = 0; p < pages; p++) {
+    const page = doc.addPage([595.28, 841.89]);
+    for (let line = 0; line < 60; line++) {
+      const text = Array.from({ length: 14 }, (_, i) => words[(p * 60 + line * 14 + i) % words.length]).join(
+        ' ',
+      );
+      page.drawText(`${p + 1}.${line + 1} ${text}`, {
+        x: 50,
+        y: 800 - line * 12.5,
+        size: 9,
+        font,
+        color: rgb(0, 0, 0),
+      });
+    }
+  }
+  return Buffer.from(await doc.save());
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Child: one peer, one level, one document.
+// ---------------------------------------------------------------------------------------------------
+
+type SignOnce = (bytes: Buffer) => Promise<Uint8Array>;
+
+const makeSigner = async (job: Job): Promise<SignOnce> => {
+  if (job.peer === 'ours') {
+    const { createSigner } = await import('@esign/pdf-signer');
+    const signer = await createSigner({
+      signing: { keyPem: job.keyPem, certPem: job.certPem },
+      warn: () => undefined,
+      ...(job.level === 'B-T' && job.tsaUrl
+        ? { timestamps: { urls: [job.tsaUrl], timeoutMs: 10_000, maxTokenBytes: 12_288 } }
+        : {}),
+    });
+    const png = readFileSync(job.png).toString('base64');
+    return async (bytes) =>
+      (
+        await signer.sign({
+          bytes,
+          kind: 'pdf',
+          fileName: 'bench.pdf',
+          signature: { mode: 'draw', imageBase64: png },
+          positions: [{ x: 50, y: 85, page: 0, width: 25 }],
+          signer: {
+            name: 'Bench Signer',
+            email: 'bench@example.com',
+            ipAddress: '127.0.0.1',
+            userAgent: 'bench',
+          },
+          receivedAt: new Date().toISOString(),
+          // As the handler passes it (PUBLIC_BASE_URL's default): the audit page prints it and its QR code.
+          verifyBaseUrl: 'http://localhost:8080',
+        })
+      ).bytes;
+  }
+  if (job.peer === 'libpdf') {
+    const { PDF, P12Signer, HttpTimestampAuthority } = await import('@libpdf/core');
+    const signer = await P12Signer.create(readFileSync(job.p12), 'bench');
+    const tsa = job.level === 'B-T' && job.tsaUrl ? new HttpTimestampAuthority(job.tsaUrl) : undefined;
+    return async (bytes) => {
+      const pdf = await PDF.load(bytes);
+      const result = await pdf.sign({
+        signer,
+        reason: 'Signed with the bench',
+        level: job.level,
+        ...(tsa ? { timestampAuthority: tsa } : {}),
+      });
+      return result.bytes;
+    };
+  }
+  const { SignPdf } = await import('@signpdf/signpdf');
+  const { pdflibAddPlaceholder } = await import('@signpdf/placeholder-pdf-lib');
+  const { P12Signer } = await import('@signpdf/signer-p12');
+  const p12 = readFileSync(job.p12);
+  const signPdf = new SignPdf();
+  return async (bytes) => {
+    // One P12Signer per signing: it reads the PKCS#12 from a forge buffer that its first `sign`
+    // consumes (a second fails 'Too few bytes to parse DER'), and it decrypts the PKCS#12 in every `sign`.
+    const signer = new P12Signer(p12, { passphrase: 'bench' });
+    const pdfDoc = await PDFDocument.load(bytes);
+    pdflibAddPlaceholder({
+      pdfDoc,
+      reason: 'Signed with the bench',
+      contactInfo: 'bench@example.com',
+      name: 'Bench Signer',
+      location: 'bench',
+    });
+    const prepared = Buffer.from(await pdfDoc.save({ useObjectStreams: false }));
+    return signPdf.sign(prepared, signer);
+  };
+};
+
+const runChild = async (job: Job): Promise<Measured> => {
+  const document = readFileSync(job.document);
+  const sign = await makeSigner(job);
+  // Idle: the signer built, the document read and the warm-up done (the modules a first signing loads
+  // lazily, e.g. fetch for a TSA, loaded), garbage collected.
+  for (let i = 0; i < job.warmup; i++) await sign(document);
+  globalThis.gc?.();
+  await new Promise((r) => setTimeout(r, 50));
+  const idleRssBytes = statusKb('VmRSS');
+  // Reset the resident high-water mark (Linux: 5 > clear_refs) to the level now.
+  writeFileSync('/proc/self/clear_refs', '5');
+  let session: Session | undefined;
+  if (job.profile) {
+    const inspector = await import('node:inspector/promises');
+    session = new inspector.Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    await session.post('Profiler.start');
+  }
+  const measured: Measured = { cpuMs: [], wallMs: [], sizes: [], idleRssBytes, peakRssBytes: 0, outputs: [] };
+  for (let i = 0; i < job.runs; i++) {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const out = await sign(document);
+    const wall = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    measured.cpuMs.push((used.user + used.system) / 1000);
+    measured.wallMs.push(wall);
+    measured.sizes.push(out.length);
+    if (i === 0 || i === job.runs - 1) {
+      const path = join(job.outDir, `${job.peer}-${job.level}-${i}.pdf`);
+      writeFileSync(path, out);
+      measured.outputs.push(path);
+    }
+  }
+  if (session && job.profile) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(job.profile, JSON.stringify(profile));
+    session.disconnect();
+  }
+  measured.peakRssBytes = statusKb('VmHWM');
+  return measured;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Parent: fixtures, the TSA, one child per row, the checks and the table.
+// ---------------------------------------------------------------------------------------------------
+
+const run = promisify(execFile);
+
+/** An RSA-2048 key and self-signed certificate (PEM) and the same as PKCS#12 (3DES, SHA-1 MAC: forge reads it). */
+const makeIdentity = async (dir: string) => {
+  await run(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'key.pem',
+      '-out',
+      'cert.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=esign bench peers/O=esign development',
+      '-addext',
+      'keyUsage=critical,digitalSignature,nonRepudiation',
+    ],
+    { cwd: dir },
+  );
+  await run(
+    'openssl',
+    [
+      'pkcs12',
+      '-export',
+      '-inkey',
+      'key.pem',
+      '-in',
+      'cert.pem',
+      '-out',
+      'id.p12',
+      '-passout',
+      'pass:bench',
+      '-keypbe',
+      'PBE-SHA1-3DES',
+      '-certpbe',
+      'PBE-SHA1-3DES',
+      '-macalg',
+      'sha1',
+    ],
+    { cwd: dir },
+  );
+  return {
+    keyPem: readFileSync(join(dir, 'key.pem'), 'utf8'),
+    certPem: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+    p12: join(dir, 'id.p12'),
+  };
+};
+
+const spawnChild = (job: Job): Promise<Measured> =>
+  new Promise((resolvePromise, reject) => {
+    const child = fork(HERE, ['--child'], {
+      execArgv: ['--import', 'tsx', '--expose-gc'],
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+      cwd: ROOT,
+    });
+    let stderr = '';
+    let result: Measured | undefined;
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('message', (message: { ok: true; measured: Measured } | { ok: false; error: string }) => {
+      if (message.ok) result = message.measured;
+      else stderr += message.error;
+    });
+    child.on('exit', (code) => {
+      if (result) resolvePromise(result);
+      else reject(new Error(`child exited ${code}: ${stderr.trim().split('\n')[0] ?? ''}`));
+    });
+    child.send(job);
+  });
+
+/** `pdfsig`: every signature valid (an untrusted certificate is fine); `qpdf --check`: no error, no warning. */
+const checkOutput = async (path: string): Promise<string | undefined> => {
+  const bytes = readFileSync(path);
+  const sig = await pdfSig(bytes);
+  const verdicts = [...sig.stdout.matchAll(/Signature Validation: (.*)/g)].map((m) => m[1] ?? '');
+  if (verdicts.length === 0) return 'pdfsig: no signature';
+  const bad = verdicts.find((v) => v !== 'Signature is Valid.');
+  if (bad !== undefined) return `pdfsig: ${bad}`;
+  const qpdf = await qpdfCheck(bytes);
+  if (!qpdf.ok) {
+    const first = `${qpdf.stderr}\n${qpdf.stdout}`.split('\n').find((l) => /WARNING|error/i.test(l));
+    return `qpdf --check exit ${qpdf.code}: ${(first ?? '').trim().slice(0, 100)}`;
+  }
+  return undefined;
+};
+
+const FEATURES: Record<Peer, string> = {
+  ours: 'visible stamp (PNG), audit page (verify URL + QR), audit data (XMP + Info), incremental; no DSS',
+  libpdf: 'invisible, PAdES (ETSI.CAdES.detached), incremental; no stamp/audit/DSS',
+  signpdf: 'invisible, adbe.pkcs7.detached, document re-saved by pdf-lib; no stamp/audit/DSS',
+};
+
+interface Row {
+  document: DocumentName;
+  level: Level;
+  peer: Peer;
+  measured?: Measured;
+  /** Why there are no figures (not supported, failed to run). */
+  note?: string;
+  /** Why the output fails the checks. */
+  failure?: string;
+}
+
+const main = async () => {
+  const { values: args } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '50' },
+      'large-runs': { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '10' },
+      peers: { type: 'string', default: PEERS.join(',') },
+      levels: { type: 'string', default: LEVELS.join(',') },
+      documents: { type: 'string', default: 'all' },
+      profile: { type: 'boolean', default: false },
+      'profile-runs': { type: 'string', default: '200' },
+      child: { type: 'boolean', default: false },
+    },
+  });
+  const runs = Number(args.runs);
+  const largeRuns = Math.min(runs, Number(args['large-runs']));
+  const warmup = Number(args.warmup);
+  const peers = args.peers.split(',').filter((p): p is Peer => (PEERS as readonly string[]).includes(p));
+  const levels = args.levels.split(',').filter((l): l is Level => (LEVELS as readonly string[]).includes(l));
+  const documents =
+    args.documents === 'all'
+      ? [...DOCUMENTS]
+      : DOCUMENTS.filter((d) => args.documents.split(',').some((want) => d.startsWith(want)));
+
+  const dir = mkdtempSync(join(tmpdir(), 'esign-peers-'));
+  let tsa: TestTsa | undefined;
+  try {
+    process.stdout.write('preparing the certificate, documents and TSA…\n');
+    const identity = await makeIdentity(dir);
+    const files: Record<DocumentName, string> = {
+      '1-page': join(dir, 'one-page.pdf'),
+      '20-page text': join(dir, 'text-20.pdf'),
+      '20 MB image': join(dir, 'image-20mb.pdf'),
+    };
+    const sizes = new Map<DocumentName, number>();
+    for (const name of documents) {
+      const bytes =
+        name === '1-page'
+          ? await makePdf({ pages: 1 })
+          : name === '20-page text'
+            ? await makeTextPdf(20)
+            : await makeLargePdf(20 * MB);
+      writeFileSync(files[name], bytes);
+      sizes.set(name, bytes.length);
+    }
+    const png = join(dir, 'signature.png');
+    writeFileSync(png, await makePng({ width: 300, height: 100 }));
+    if (levels.includes('B-T')) tsa = await startTestTsa();
+
+    const rows: Row[] = [];
+    for (const document of documents) {
+      for (const level of levels) {
+        for (const peer of peers) {
+          const row: Row = { document, level, peer };
+          rows.push(row);
+          if (peer === 'signpdf' && level === 'B-T') {
+            row.note = 'cannot: @signpdf has no RFC 3161 timestamps';
+            continue;
+          }
+          const outDir = join(dir, `out-${rows.length}`);
+          mkdirSync(outDir);
+          process.stdout.write(`  ${document}, ${level}, ${peer}…\n`);
+          try {
+            row.measured = await spawnChild({
+              peer,
+              level,
+              document: files[document],
+              png,
+              ...identity,
+              ...(tsa ? { tsaUrl: tsa.url } : {}),
+              warmup: document === '20 MB image' ? Math.min(warmup, 2) : warmup,
+              runs: document === '20 MB image' ? largeRuns : runs,
+              outDir,
+            });
+            for (const path of row.measured.outputs) {
+              row.failure ??= await checkOutput(path);
+            }
+          } catch (err) {
+            row.note = `failed: ${(err as Error).message.slice(0, 160)}`;
+          }
+          rmSync(outDir, { recursive: true, force: true });
+        }
+      }
+    }
+    printTable(rows, sizes, { runs, largeRuns, warmup });
+    // A row that failed to run or whose output fails the checks fails the command (the smoke check).
+    if (rows.some((row) => row.failure ?? row.note?.startsWith('failed'))) process.exitCode = 1;
+
+    if (args.profile) {
+      const profileDir = join(ROOT, '.data', 'profiles');
+      mkdirSync(profileDir, { recursive: true });
+      const path = join(profileDir, `peers-ours-1page-BB-${Date.now()}.cpuprofile`);
+      const outDir = join(dir, 'out-profile');
+      mkdirSync(outDir);
+      const profileRuns = Number(args['profile-runs']);
+      process.stdout.write(
+        `\nprofiling ours, 1-page, B-B (${profileRuns} signings after ${warmup * 4} to warm up)…\n`,
+      );
+      if (!sizes.has('1-page')) writeFileSync(files['1-page'], await makePdf({ pages: 1 }));
+      const measured = await spawnChild({
+        peer: 'ours',
+        level: 'B-B',
+        document: files['1-page'],
+        png,
+        ...identity,
+        warmup: warmup * 4,
+        runs: profileRuns,
+        outDir,
+        profile: path,
+      });
+      const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+      process.stdout.write(
+        `${summariseProfile(profile, measured.cpuMs.length, quantile(measured.cpuMs, 0.5))}\nprofile: ${path} (open in Chrome DevTools or speedscope)\n`,
+      );
+    }
+  } finally {
+    await tsa?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+const printTable = (
+  rows: Row[],
+  sizes: Map<DocumentName, number>,
+  counts: { runs: number; largeRuns: number; warmup: number },
+) => {
+  const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+  const ratio = (value: number, ours: number | undefined) =>
+    ours && Number.isFinite(value) ? `${(value / ours).toFixed(2)}x` : '-';
+  const header = [
+    'document'.padEnd(13),
+    'level',
+    'peer'.padEnd(8),
+    'cpu p50'.padStart(8),
+    'cpu p95'.padStart(8),
+    'wall p50'.padStart(8),
+    'wall p95'.padStart(8),
+    'peak +MB'.padStart(8),
+    'size KB'.padStart(9),
+    ' cpu/ours',
+    'wall/ours',
+    ' mem/ours',
+    'size/ours',
+    ' check',
+  ].join(' ');
+  const lines = [
+    '',
+    `${cpus().length} x ${cpus()[0]?.model ?? '?'}, Node ${process.version}, ${new Date().toISOString()}; runs: ${counts.runs} (20 MB: ${counts.largeRuns}) after ${counts.warmup} (20 MB: ${Math.min(counts.warmup, 2)}) to warm up, one at a time, each row its own process`,
+    `documents: ${[...sizes].map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KB`).join(', ')}; times in ms per signature`,
+    '',
+    header,
+  ];
+  for (const row of rows) {
+    const label = `${row.document.padEnd(13)} ${row.level.padEnd(5)} ${row.peer.padEnd(8)}`;
+    if (!row.measured) {
+      lines.push(`${label} ${row.note ?? ''}`);
+      continue;
+    }
+    const m = row.measured;
+    const ours = rows.find(
+      (r) => r.peer === 'ours' && r.document === row.document && r.level === row.level,
+    )?.measured;
+    const cpu50 = quantile(m.cpuMs, 0.5);
+    const wall50 = quantile(m.wallMs, 0.5);
+    const peak = (m.peakRssBytes - m.idleRssBytes) / MB;
+    const size = quantile(m.sizes, 0.5);
+    lines.push(
+      [
+        label,
+        fmt(cpu50).padStart(8),
+        fmt(quantile(m.cpuMs, 0.95)).padStart(8),
+        fmt(wall50).padStart(8),
+        fmt(quantile(m.wallMs, 0.95)).padStart(8),
+        fmt(peak).padStart(8),
+        fmt(size / 1024).padStart(9),
+        ratio(cpu50, ours && quantile(ours.cpuMs, 0.5)).padStart(9),
+        ratio(wall50, ours && quantile(ours.wallMs, 0.5)).padStart(9),
+        // Under 1 MB, ours is within the noise of resident memory: no ratio to it.
+        (ours && ours.peakRssBytes - ours.idleRssBytes >= MB
+          ? ratio(peak, (ours.peakRssBytes - ours.idleRssBytes) / MB)
+          : '-'
+        ).padStart(9),
+        ratio(size, ours && quantile(ours.sizes, 0.5)).padStart(9),
+        row.failure ? ` FAIL ${row.failure}` : ' ok',
+      ].join(' '),
+    );
+  }
+  lines.push(
+    '',
+    'What each run includes:',
+    ...PEERS.map((peer) => `  ${peer.padEnd(8)} ${FEATURES[peer]}`),
+    '  B-T: a signature timestamp from the same local openssl TSA (in the parent process; its CPU is in no row)',
+    'mem/ours: "-" where our peak is under 1 MB (resident memory moves that much by itself)',
+    'check: pdfsig (every signature "Signature is Valid."; the self-signed certificate is untrusted) and',
+    '  qpdf --check (no error, no warning) on the first and the last output of each row',
+    '',
+  );
+  process.stdout.write(lines.join('\n'));
+};
+
+if (process.argv.includes('--child')) {
+  process.once('message', (job: Job) => {
+    runChild(job).then(
+      (measured) => process.send?.({ ok: true, measured }, () => process.exit(0)),
+      (err: unknown) =>
+        process.send?.(
+          { ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) },
+          () => process.exit(1),
+        ),
+    );
+  });
+} else {
+  await main();
+}
