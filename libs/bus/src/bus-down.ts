@@ -18,3 +18,11 @@ const DOWN_CODES = new Set<string>([
 export const isBusDown = (err: unknown): boolean =>
   (err instanceof NatsError && DOWN_CODES.has(err.code)) ||
   (err instanceof NotDeliveredError && err.message === 'the message bus is unavailable');
+
+/**
+ * True when a JetStream publish got no answer from its stream (503, no responders): in a cluster, the
+ * seconds the stream takes to elect a new leader after losing one; on one server, a stream that is
+ * missing. Publishing again later is the remedy for the first: an outage, logged once.
+ */
+export const isStreamUnanswered = (err: unknown): boolean =>
+  err instanceof NatsError && err.code === ErrorCode.NoResponders;

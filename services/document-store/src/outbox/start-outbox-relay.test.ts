@@ -174,4 +174,37 @@ describe('startOutboxRelay', () => {
       ['info', 'dependency available again', 'message bus (outbox relay)'],
     ]);
   });
+
+  it('writes one line while the stream elects a leader (no stream answers: 503), not an error', async () => {
+    const lines: { level: string; msg: string; dependency?: string }[] = [];
+    const logger = createLogger({
+      service: 'test',
+      write: (line) => lines.push(JSON.parse(line) as { level: string; msg: string }),
+    });
+    let passes = 0;
+    const outbox: OutboxRepository = {
+      publishPending(): Promise<TOutboxPass> {
+        passes += 1;
+        return Promise.resolve(
+          passes <= 20
+            ? { claimed: 1, published: 0, failure: new NatsError('503', ErrorCode.NoResponders) }
+            : { claimed: 1, published: 1 },
+        );
+      },
+    };
+    const sut = startOutboxRelay({
+      outbox,
+      subjects: ['events.x'],
+      publish: () => Promise.resolve({ published: [] }),
+      logger,
+      pollMs: 10,
+      batchSize: 10,
+    });
+    await vi.advanceTimersByTimeAsync(300);
+    await sut.stop();
+    expect(lines.map((l) => [l.level, l.msg, l.dependency])).toEqual([
+      ['warn', 'dependency unavailable', 'JetStream stream (outbox relay)'],
+      ['info', 'dependency available again', 'JetStream stream (outbox relay)'],
+    ]);
+  });
 });

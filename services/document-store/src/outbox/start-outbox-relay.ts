@@ -1,4 +1,4 @@
-import { isBusDown } from '@esign/bus';
+import { isBusDown, isStreamUnanswered } from '@esign/bus';
 import { isDatabaseDown } from '@esign/db';
 import { createOutageLog, inNewTrace, untraced, type Logger } from '@esign/telemetry';
 import type { OutboxRepository, TBatchOutcome, TOutboxRow } from './outbox-repository';
@@ -40,6 +40,8 @@ export const startOutboxRelay = (options: {
   const outage = createOutageLog({ logger, dependency: 'database (outbox relay)' });
   // NATS away: the same, instead of an error with its stack.
   const busOutage = createOutageLog({ logger, dependency: 'message bus (outbox relay)' });
+  // No stream answering a publish: a NATS cluster electing the stream's leader (seconds).
+  const streamOutage = createOutageLog({ logger, dependency: 'JetStream stream (outbox relay)' });
 
   const drain = async (): Promise<void> => {
     for (;;) {
@@ -61,12 +63,16 @@ export const startOutboxRelay = (options: {
       if (pass.published > 0) logger.debug('outbox rows published', { count: pass.published });
       if (pass.failure !== undefined) {
         if (isBusDown(pass.failure)) return busOutage.down(pass.failure);
+        if (isStreamUnanswered(pass.failure)) return streamOutage.down(pass.failure);
         // Logged when the relay starts failing and when it recovers, not on every poll.
         if (!failing) logger.error('outbox relay cannot publish; will retry', { err: pass.failure });
         failing = true;
         return;
       }
-      if (pass.published > 0) busOutage.up();
+      if (pass.published > 0) {
+        busOutage.up();
+        streamOutage.up();
+      }
       if (failing) logger.info('outbox relay publishing again');
       failing = false;
       if (pass.claimed < options.batchSize || pass.published === 0 || stopped) return;
