@@ -25,4 +25,4 @@ export const isBusDown = (err: unknown): boolean =>
  * missing. Publishing again later is the remedy for the first: an outage, logged once.
  */
 export const isStreamUnanswered = (err: unknown): boolean =>
-  err instanceof NatsError && err.code === ErrorCode.NoResponders;
+  err instanceof NatsError && err.code === String(ErrorCode.NoResponders);
