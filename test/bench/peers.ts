@@ -344,6 +344,8 @@ const main = async () => {
       documents: { type: 'string', default: 'all' },
       profile: { type: 'boolean', default: false },
       'profile-runs': { type: 'string', default: '200' },
+      // Which document the profile signs (a prefix, as for --documents): 1-page or 20-page.
+      'profile-document': { type: 'string', default: '1-page' },
       child: { type: 'boolean', default: false },
     },
   });
@@ -424,18 +426,26 @@ const main = async () => {
     if (args.profile) {
       const profileDir = join(ROOT, '.data', 'profiles');
       mkdirSync(profileDir, { recursive: true });
-      const path = join(profileDir, `peers-ours-1page-BB-${Date.now()}.cpuprofile`);
+      const profiled: DocumentName =
+        DOCUMENTS.find((d) => d.startsWith(args['profile-document']) && d !== '20 MB image') ?? '1-page';
+      const slug = profiled === '1-page' ? '1page' : '20page';
+      const path = join(profileDir, `peers-ours-${slug}-BB-${Date.now()}.cpuprofile`);
       const outDir = join(dir, 'out-profile');
       mkdirSync(outDir);
       const profileRuns = Number(args['profile-runs']);
       process.stdout.write(
-        `\nprofiling ours, 1-page, B-B (${profileRuns} signings after ${warmup * 4} to warm up)…\n`,
+        `\nprofiling ours, ${profiled}, B-B (${profileRuns} signings after ${warmup * 4} to warm up)…\n`,
       );
-      if (!sizes.has('1-page')) writeFileSync(files['1-page'], await makePdf({ pages: 1 }));
+      if (!sizes.has(profiled)) {
+        writeFileSync(
+          files[profiled],
+          profiled === '1-page' ? await makePdf({ pages: 1 }) : await makeTextPdf(20),
+        );
+      }
       const measured = await spawnChild({
         peer: 'ours',
         level: 'B-B',
-        document: files['1-page'],
+        document: files[profiled],
         png,
         ...identity,
         warmup: warmup * 4,

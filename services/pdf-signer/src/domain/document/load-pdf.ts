@@ -2,6 +2,7 @@ import { ParseSpeeds, PDFDocument } from 'pdf-lib';
 import type { ServiceError } from '@esign/contracts';
 import { invalidFile } from './classify-pdf-failure';
 import { DecodeBudgetExceeded, withDecodeBudget } from './decode-budget';
+import './fast-parse';
 import { mendPageTreeForLoading } from './mend-document';
 import { repairPdf } from './repair-pdf';
 import type { RepairFailure } from './repair-pdf';

@@ -3,6 +3,7 @@ import { deflateSync } from 'node:zlib';
 import { PDFArray, PDFFlateStream, PDFHexString, PDFHeader, PDFName, PDFNumber, PDFStream } from 'pdf-lib';
 import type { PDFContext, PDFObject, PDFRef } from 'pdf-lib';
 import { fingerprintFor, hasChanged, type UpdateBase } from './incremental-update';
+import './fast-write';
 
 /** An object whose bytes the caller writes itself (the signature dictionary), and where they landed. */
 export interface VerbatimObject {

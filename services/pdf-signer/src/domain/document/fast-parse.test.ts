@@ -1,0 +1,60 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { makePdf } from '@esign/testing';
+import { PDFDocument, ParseSpeeds } from 'pdf-lib';
+import type * as PdfLib from 'pdf-lib';
+// pdf-lib's ES build: the same parser, which `fast-parse` does not touch (it patches the CommonJS
+// build that Node loads).
+import * as untouched from 'pdf-lib/es/index.js';
+import './fast-parse';
+
+const options = { parseSpeed: ParseSpeeds.Fastest, updateMetadata: false, throwOnInvalidObject: false };
+
+/** Every object of the document as pdf-lib prints it, by reference, with its class. */
+const objectsOf = (doc: { context: { enumerateIndirectObjects(): [unknown, unknown][] } }) =>
+  doc.context
+    .enumerateIndirectObjects()
+    .map(([ref, object]) => `${String(ref)} ${(object as object).constructor.name} ${String(object)}`)
+    .sort();
+
+/** Names with #-escapes, numbers of every form, comments, references and strings, in a classic file. */
+const handWritten = (): Buffer => {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R /Extra#20Name /A#2fB /Num [ -12 +7 .5 3. 0.25 -0.0 1234567890123456789 ] >>',
+    '<< /Type /Pages /Kids [ 3 0 R ] /Count 1 % a comment\n/MediaBox [0 0 612 792] >>',
+    '<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R /Rotate 90 >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Name (a \\(string\\)) /Hex <48656C6C6F> >>',
+    '<< /Length 8 >>\nstream\nBT ET q\nendstream',
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+};
+
+describe("fast-parse (pdf-lib's parser, faster)", () => {
+  it('patches the build of pdf-lib that is imported here, and not the one compared with', () => {
+    const commonJs = createRequire(import.meta.url)('pdf-lib') as typeof PdfLib;
+    expect(commonJs.PDFDocument).toBe(PDFDocument);
+    expect(untouched.PDFDocument).not.toBe(PDFDocument);
+  });
+
+  it.each([
+    ['a one-page pdf-lib document (object streams)', () => makePdf({ pages: 1 })],
+    ['a 5-page labelled document', () => makePdf({ pages: 5, text: 'Page' })],
+    ['a hand-written classic file', () => Promise.resolve(handWritten())],
+  ])('parses %s into the same objects as pdf-lib itself', async (_, make) => {
+    const bytes = await make();
+    const ours = await PDFDocument.load(bytes, options);
+    const theirs = await untouched.PDFDocument.load(bytes, options);
+    expect(objectsOf(ours)).toEqual(objectsOf(theirs));
+    expect(ours.getPageCount()).toBe(theirs.getPageCount());
+  });
+});
