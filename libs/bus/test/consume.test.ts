@@ -129,6 +129,67 @@ describe('bus.consume', () => {
     expect(lines.some((l) => l.msg === 'event handler failed; redelivery scheduled')).toBe(true);
   });
 
+  it('runs a handler failing on an outage again in place, on the same delivery, with one line per outage', async () => {
+    const Happened = eventFor('outage');
+    const bus = await connect();
+    const calls: { n: number; count: number }[] = [];
+    const outage = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { outage: true });
+    await bus.consume(
+      Happened,
+      (payload, ctx) => {
+        calls.push({ n: payload.n, count: ctx.deliveryCount });
+        // Down for the first four tries of each message (about 1.5 s of waits), then back.
+        return calls.filter((c) => c.n === payload.n).length <= 4
+          ? Promise.reject(outage)
+          : Promise.resolve();
+      },
+      {
+        durable: 'outage',
+        concurrency: 2,
+        // A redelivery would come back 30 s later: the test would not see it within its time.
+        retryDelaysMs: [30_000],
+        outage: { isOutage: (err) => err instanceof Error && 'outage' in err },
+      },
+    );
+    await publisher.publish(Happened, { n: 1 });
+    await publisher.publish(Happened, { n: 2 });
+    await settled('outage');
+    // Five calls each, all on the first delivery: no redelivery, no step toward parking.
+    expect(calls.filter((c) => c.n === 1)).toHaveLength(5);
+    expect(calls.filter((c) => c.n === 2)).toHaveLength(5);
+    expect(calls.every((c) => c.count === 1)).toBe(true);
+    expect(
+      lines.some((l) => l.msg === 'event handler failed; redelivery scheduled' && l.consumer === 'outage'),
+    ).toBe(false);
+    const outageLines = lines.filter((l) => l.dependency === 'outage handler');
+    expect(outageLines.map((l) => l.msg)).toEqual(['dependency unavailable']);
+  });
+
+  it('redelivers as usual once an outage outlasts holdMs', async () => {
+    const Happened = eventFor('long-outage');
+    const bus = await connect();
+    const counts: number[] = [];
+    const outage = Object.assign(new Error('Connection terminated unexpectedly'), { outage: true });
+    await bus.consume(
+      Happened,
+      (_payload, ctx) => {
+        counts.push(ctx.deliveryCount);
+        return ctx.deliveryCount === 1 ? Promise.reject(outage) : Promise.resolve();
+      },
+      {
+        durable: 'long-outage',
+        retryDelaysMs: [200],
+        outage: { isOutage: (err) => err instanceof Error && 'outage' in err, holdMs: 500 },
+      },
+    );
+    await publisher.publish(Happened, { n: 3 });
+    await expect.poll(() => counts.includes(2)).toBe(true);
+    await settled('long-outage');
+    // Tried in place within 500 ms (waits of 100, 200), then redelivered once.
+    expect(counts.filter((c) => c === 1).length).toBeGreaterThanOrEqual(2);
+    expect(counts.filter((c) => c === 2)).toHaveLength(1);
+  });
+
   it('parks a message that fails its contract without calling the handler, and logs where it is', async () => {
     const Happened = eventFor('poison');
     const bus = await connect();

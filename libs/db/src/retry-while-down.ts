@@ -1,9 +1,5 @@
-import { setTimeout as sleepFor } from 'node:timers/promises';
+import { retryWhile, type RetryWhileOptions } from '@esign/telemetry';
 import { isDatabaseDown } from './index';
-
-/** Waits between tries: the first, doubling up to the longest. */
-const FIRST_WAIT_MS = 100;
-const LONGEST_WAIT_MS = 2_000;
 
 /**
  * Run `write` again while the database is away (`isDatabaseDown`: a restart, a connection ended from
@@ -12,23 +8,5 @@ const LONGEST_WAIT_MS = 2_000;
  * outside the database (an email handed to SMTP, a webhook a receiver answered): if a blip made that
  * write fail, the work would look undone and be done twice.
  */
-export const retryWhileDown = async <T>(
-  write: () => Promise<T>,
-  options: {
-    readonly withinMs: number;
-    readonly now?: () => number;
-    readonly sleep?: (ms: number) => Promise<void>;
-  },
-): Promise<T> => {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => sleepFor(ms));
-  const giveUpAt = now() + options.withinMs;
-  for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {
-    try {
-      return await write();
-    } catch (err) {
-      if (!isDatabaseDown(err) || now() + wait > giveUpAt) throw err;
-      await sleep(wait);
-    }
-  }
-};
+export const retryWhileDown = <T>(write: () => Promise<T>, options: RetryWhileOptions): Promise<T> =>
+  retryWhile(write, isDatabaseDown, options);

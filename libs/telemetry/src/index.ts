@@ -6,3 +6,4 @@ export * from './background';
 export * from './start-service';
 export * from './outage-log';
 export * from './metrics';
+export * from './retry-while';

@@ -121,6 +121,7 @@ export const startKeyService = (
       // Up to this many events are pulled and written together (one statement each time).
       concurrency: 256,
       maxDeliveries: 50,
+      outage: { isOutage: isDatabaseDown },
     });
     observeConsumerLag({ bus, metrics, durables: [counting.durable] });
     await use(purgeExpired({ deps, intervalMs: config.PURGE_INTERVAL_MS, logger }));

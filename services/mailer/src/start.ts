@@ -20,7 +20,7 @@ import {
   SigningRequested,
   WebhookEndpointDisabled,
 } from '@esign/contracts';
-import { migratedDatabase } from '@esign/db';
+import { isDatabaseDown, migratedDatabase } from '@esign/db';
 import {
   createLogger,
   healthServer,
@@ -123,6 +123,8 @@ export const startMailerService = (
         retryDelaysMs: config.MAIL_RETRY_DELAYS_MS,
         // An attempt may fetch a 10 MB PDF and push it through SMTP; progress acks extend this.
         ackWaitMs: 60_000,
+        // The database away: handled again in place once it is back, not redelivered minutes later.
+        outage: { isOutage: isDatabaseDown },
       };
     };
     await bus.consume(

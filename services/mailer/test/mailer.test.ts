@@ -341,9 +341,11 @@ describe('after the request ends', () => {
       expect(attachment?.contentType).toBe('application/pdf');
       expect(attachment?.content.equals(pdf)).toBe(true);
     }
+    // At least one "not sent again" per address; more when the two deliveries met mid-attempt (one
+    // found the other's email `sending`, was redelivered, and then found both sent).
     await expect
       .poll(() => logLines.filter((l) => l.includes('not sent again') && l.includes(event.eventId)).length)
-      .toBe(2);
+      .toBeGreaterThanOrEqual(2);
     expect(mailsTo(event.senderEmail)).toHaveLength(1);
     expect(mailsTo(event.recipientEmail)).toHaveLength(1);
   });

@@ -15,7 +15,7 @@ import {
   SigningViewed,
   WebhookEndpointDisabled,
 } from '@esign/contracts';
-import { databaseUnavailable, migratedDatabase } from '@esign/db';
+import { databaseUnavailable, isDatabaseDown, migratedDatabase } from '@esign/db';
 import {
   createLogger,
   healthServer,
@@ -59,8 +59,16 @@ export interface WebhookService {
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
-/** Durable consumers of this service: replicas share them, redeliveries are recorded once. */
-const durable = (name: string): ConsumeOptions => ({ durable: name, concurrency: 4, maxDeliveries: 20 });
+/**
+ * Durable consumers of this service: replicas share them, redeliveries are recorded once, and an
+ * event met by a database outage is recorded as soon as the database is back (not minutes later).
+ */
+const durable = (name: string): ConsumeOptions => ({
+  durable: name,
+  concurrency: 4,
+  maxDeliveries: 20,
+  outage: { isOutage: isDatabaseDown },
+});
 
 /**
  * Migrate the `webhook` schema; consume `events.document.signed` and the signing events with durable
