@@ -83,6 +83,8 @@ export interface Scenario {
    */
   readonly natsCluster?: boolean;
   readonly replicas?: Partial<Record<'pdf-signer' | 'document-store' | 'key', number>>;
+  /** Pages of the document signed when the load does not say (default 1). */
+  readonly pages?: number;
   /** How long the fault lasts, roughly (default 10 s): it counts toward the scenario's deadline. */
   readonly faultMs?: number;
   /**
@@ -366,7 +368,7 @@ const runAudited = async (
     email: `chaos${Date.now()}@example.com`,
     plan: 'business',
   });
-  const pdf = await makePdf({ pages: load.pages ?? 1 });
+  const pdf = await makePdf({ pages: load.pages ?? scenario.pages ?? 1 });
   const boundMs = load.answerBoundMs ?? (load.signTimeoutMs ?? SIGN_TIMEOUT_MS) + HANG_MARGIN_MS;
   let deliveries: Deliveries | undefined;
   if (smtp) {

@@ -140,6 +140,10 @@ export const sigtermUnderLoad: Scenario = {
   name: 'SIGTERM signer + gateway',
   faultMs: 20_000,
   replicas: { 'pdf-signer': 2 },
+  // Twenty pages, so that signings last long enough for some to be in flight at each SIGTERM: with
+  // one page (about 80 ms on a quiet machine) a SIGTERM once fell between requests, and the drain
+  // went untested.
+  pages: 20,
   async inject(ctx) {
     const [signer] = pidsOf(ctx, 'pdf-signer');
     const [gateway] = pidsOf(ctx, 'gateway');

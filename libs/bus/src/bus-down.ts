@@ -1,4 +1,5 @@
 import { ErrorCode, NatsError } from 'nats';
+import { ServiceError } from '@esign/contracts';
 import { NotDeliveredError } from './bus';
 
 /** nats.js errors that mean the server went away, not that it answered something. */
@@ -26,3 +27,11 @@ export const isBusDown = (err: unknown): boolean =>
  */
 export const isStreamUnanswered = (err: unknown): boolean =>
   err instanceof NatsError && err.code === String(ErrorCode.NoResponders);
+
+/**
+ * True when a bus request failed `unavailable`: the service that answers it has lost a dependency of
+ * its own (its database), nobody is listening, no answer came in time, or NATS is away. Trying again
+ * later is the remedy, so a consumer handler that met it may count it as an outage (`ConsumeOptions`).
+ */
+export const isUnavailable = (err: unknown): boolean =>
+  err instanceof ServiceError && err.code === 'unavailable';

@@ -4,6 +4,7 @@ import {
   busOptionsFrom,
   busResource,
   countParkedEvents,
+  isUnavailable,
   observeConsumerLag,
   type ConsumeOptions,
 } from '@esign/bus';
@@ -123,8 +124,9 @@ export const startMailerService = (
         retryDelaysMs: config.MAIL_RETRY_DELAYS_MS,
         // An attempt may fetch a 10 MB PDF and push it through SMTP; progress acks extend this.
         ackWaitMs: 60_000,
-        // The database away: handled again in place once it is back, not redelivered minutes later.
-        outage: { isOutage: isDatabaseDown },
+        // The database away, or a service asked on the way (the document store issuing a signing
+        // link) answering `unavailable`: handled again in place once it is back, not minutes later.
+        outage: { isOutage: (err) => isDatabaseDown(err) || isUnavailable(err) },
       };
     };
     await bus.consume(

@@ -15,7 +15,7 @@ const key = {
 const down = () => new Error('Connection terminated unexpectedly');
 
 /** A delivery log whose markSent fails with `markSentErrors` in turn, and an SMTP transport that counts. */
-const world = (markSentErrors: Error[]) => {
+const world = (markSentErrors: Error[], options: { sendError?: Error; markFailedErrors?: Error[] } = {}) => {
   const calls = { sent: 0, markSent: 0, markFailed: 0 };
   const waits: number[] = [];
   let now = 0;
@@ -28,14 +28,17 @@ const world = (markSentErrors: Error[]) => {
     },
     markFailed: () => {
       calls.markFailed += 1;
-      return Promise.resolve();
+      const err = options.markFailedErrors?.shift();
+      return err ? Promise.reject(err) : Promise.resolve();
     },
     markSkipped: () => Promise.resolve(),
   };
   const transport = {
     send: () => {
       calls.sent += 1;
-      return Promise.resolve({ messageId: '<m1@example.com>' });
+      return options.sendError
+        ? Promise.reject(options.sendError)
+        : Promise.resolve({ messageId: '<m1@example.com>' });
     },
   } as unknown as MailTransport;
   const outcomes: MailOutcomes = { sent: () => undefined, notSent: () => undefined, failed: () => undefined };
@@ -79,5 +82,13 @@ describe('deliverEmail, once SMTP has taken the email', () => {
     expect(w.calls.markFailed).toBe(0);
     // It tried for a minute, then gave up.
     expect(w.waits.reduce((a, b) => a + b, 0)).toBeGreaterThan(55_000);
+  });
+
+  it('records a failed attempt once the database is back, so the redelivery may try again', async () => {
+    const smtp = new Error('451 try again later');
+    const w = world([], { sendError: smtp, markFailedErrors: [down(), down()] });
+    await expect(w.deliver()).rejects.toBe(smtp);
+    // Without this the email stayed `sending` and every redelivery waited out its 5-minute lease.
+    expect(w.calls).toEqual({ sent: 1, markSent: 0, markFailed: 3 });
   });
 });

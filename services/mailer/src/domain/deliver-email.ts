@@ -17,6 +17,8 @@ export const SENDING_LEASE_MS = 5 * 60_000;
  * redelivery meanwhile finds the email still `sending` and waits.
  */
 export const RECORD_SENT_WITHIN_MS = 60_000;
+/** The same for recording a failed attempt (which releases the email to the next redelivery). */
+const RECORD_FAILED_WITHIN_MS = RECORD_SENT_WITHIN_MS;
 
 /** An email another process is sending right now: retried later, by redelivery. */
 export class DeliveryInProgressError extends Error {
@@ -86,11 +88,14 @@ export const deliverEmail = async (
     ({ messageId } = await deps.transport.send(mail));
   } catch (err) {
     deps.outcomes.failed(key.kind, attempt.deliveryCount);
-    await deps.deliveries
-      .markFailed(claim.id, describe(err))
-      .catch((markErr: unknown) =>
-        deps.logger.error('could not record a failed email', { ...fields, err: markErr }),
-      );
+    // Recorded through an outage too: an email left `sending` is kept from every redelivery until its
+    // lease (SENDING_LEASE_MS) runs out.
+    await retryWhileDown(() => deps.deliveries.markFailed(claim.id, describe(err)), {
+      withinMs: RECORD_FAILED_WITHIN_MS,
+      ...deps.recordRetry,
+    }).catch((markErr: unknown) =>
+      deps.logger.error('could not record a failed email', { ...fields, err: markErr }),
+    );
     throw err;
   }
   deps.outcomes.sent(key.kind, attempt.publishedAt);
