@@ -21,7 +21,7 @@ const tlv = (tag: number, ...content: Buffer[]): Buffer => {
 };
 const sequence = (...content: Buffer[]) => tlv(0x30, ...content);
 /** A DER SET OF: its elements in ascending order of their encodings. */
-const setOf = (...content: Buffer[]) => tlv(0x31, ...[...content].sort(Buffer.compare));
+const setOf = (...content: Buffer[]) => tlv(0x31, ...[...content].sort((a, b) => Buffer.compare(a, b)));
 const octets = (bytes: Buffer) => tlv(0x04, bytes);
 const integer = (value: number): Buffer => {
   const bytes: number[] = [];
@@ -128,7 +128,7 @@ export const createTokenSigner = (pem: {
   );
   const ec = key.asymmetricKeyType === 'ec';
   const signatureAlgorithm = ec ? sequence(oid(OID_ECDSA_SHA256)) : sequence(oid(OID_RSA_SHA256), tlv(0x05));
-  const certificates = tlv(0xa0, ...[tsaCert, caCert].sort(Buffer.compare));
+  const certificates = tlv(0xa0, ...[tsaCert, caCert].sort((a, b) => Buffer.compare(a, b)));
 
   return {
     reply(query, serial, time = new Date()) {
