@@ -10,8 +10,8 @@ describe('pdf-signer config', () => {
     expect(readSigningMaterial(config)).toBeUndefined();
   });
 
-  it('handles 16 documents at once by default (most wait for a TSA token), and takes another bound from MAX_CONCURRENT_SIGNS', () => {
-    expect(loadPdfSignerConfig({}).MAX_CONCURRENT_SIGNS).toBe(16);
+  it('handles 8 documents at once by default (most wait for a TSA token), and takes another bound from MAX_CONCURRENT_SIGNS', () => {
+    expect(loadPdfSignerConfig({}).MAX_CONCURRENT_SIGNS).toBe(8);
     expect(loadPdfSignerConfig({}).SIGN_JOBS_PER_WORKER).toBe(16);
     expect(loadPdfSignerConfig({ SIGN_JOBS_PER_WORKER: '1' }).SIGN_JOBS_PER_WORKER).toBe(1);
     expect(() => loadPdfSignerConfig({ SIGN_JOBS_PER_WORKER: '0' })).toThrow(/SIGN_JOBS_PER_WORKER/);

@@ -38,9 +38,9 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .int()
       .min(1)
       .max(64)
-      .default(16)
+      .default(8)
       .describe(
-        'Documents one process handles at once (pdf.sign and pdf.inspect, each holding its file in memory); more wait their turn (as small messages, not files). Most of a timestamped signing is spent waiting for its TSA token, holding no worker (SIGN_JOBS_PER_WORKER): this many requests in flight keep the workers busy through a TSA round trip of ~100 ms.',
+        'Documents one process handles at once (pdf.sign and pdf.inspect, each holding its file in memory); more wait their turn (as small messages, not files). Most of a timestamped signing is spent waiting for its TSA token, holding no worker (SIGN_JOBS_PER_WORKER): 8 in flight keep 2 workers busy through a TSA round trip of ~100 ms; more help a slower TSA, at the cost of memory (each may hold a file of up to MAX_FILE_BYTES).',
       ),
     SIGN_WORKERS: z.coerce
       .number()
