@@ -4,6 +4,9 @@
  * Prints latency p50/p99, requests per second and peak memory, and the ratios the targets are set on.
  * Uses NATS_URL / DATABASE_URL when set (testcontainers otherwise) and the embedded S3-protocol server.
  * `--metrics-compare N` measures instead what metrics cost: CPU per signing with them off and on.
+ * `--tsa-delay MS` measures instead what time-stamping costs the stack's throughput: 1-page signings
+ * without timestamps, then with a stand-in TSA that answers every request MS ms after it arrived,
+ * concurrently (a production TSA's round trip; the local openssl one answers one at a time).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -14,7 +17,7 @@ import { createSigner, type Signer } from '@esign/pdf-signer';
 import type { ServiceName } from '@esign/stack';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { createLogger, startMetrics } from '@esign/telemetry';
-import { makeLargePdf, makePdf, makePng, parseSamples } from '@esign/testing';
+import { makeLargePdf, makePdf, makePng, parseSamples, startTestTsa } from '@esign/testing';
 import { cpuMs, rssBytes, threadCpuMs } from './proc';
 
 const { values: args } = parseArgs({
@@ -34,6 +37,10 @@ const { values: args } = parseArgs({
     // Prometheus would), alternating which goes first; prints the stack's CPU per signing for each, with
     // the run-to-run noise, and the difference.
     'metrics-compare': { type: 'string', default: '0' },
+    // Instead of the measurement: 1-page signings through a stack without timestamps, then through
+    // one whose TSA answers after this many ms (concurrently), at each of --tsa-connections.
+    'tsa-delay': { type: 'string' },
+    'tsa-connections': { type: 'string', default: '8,32' },
   },
 });
 const SMALL_REQUESTS = Number(args.small);
@@ -123,7 +130,11 @@ const multipart = (file: Buffer, fields: Record<string, string>) => {
 };
 
 /** The stack the benchmark measures (key, document-store, signer(s), gateway), with `env` for every service. */
-const benchStackOptions = (label: string, env: Record<string, string> = {}) => ({
+const benchStackOptions = (
+  label: string,
+  env: Record<string, string> = {},
+  signerEnv: Record<string, string> = {},
+) => ({
   label,
   env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
   services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
@@ -135,6 +146,7 @@ const benchStackOptions = (label: string, env: Record<string, string> = {}) => (
     'pdf-signer': {
       ...(process.env.BENCH_TSA === 'off' ? { TSA_URLS: '' } : {}),
       ...(JSON.parse(process.env.BENCH_SIGNER_ENV ?? '{}') as Record<string, string>),
+      ...signerEnv,
     },
   },
   // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops.
@@ -509,5 +521,95 @@ const accountMetricsCost = async (
   );
 };
 
-if (Number(args['metrics-compare']) > 0) await compareMetrics(Number(args['metrics-compare']));
+/**
+ * `--tsa-delay MS`: what time-stamping costs the stack's throughput. 1-page signings through a stack
+ * whose signer timestamps nothing, then through one whose TSA (a stand-in in this process, see
+ * `startTestTsa({ delayMs })`) answers every request MS ms after it arrived, all concurrently, as a
+ * production TSA would; at each of --tsa-connections, with the ratio. Also printed: the most any
+ * stack could do with c connections when each signing waits MS ms (Little's law: c / (MS + the
+ * signing's latency alone)), since at few connections the client's own concurrency is the limit.
+ */
+const compareTsa = async (delayMs: number) => {
+  const connections = args['tsa-connections'].split(',').map(Number);
+  process.stdout.write(`preparing fixtures and a TSA answering after ${delayMs} ms…\n`);
+  const small = await makePdf({ pages: 1 });
+  const png = await makePng({ width: 300, height: 100 });
+  const form = multipart(small, {
+    signerName: 'Bench Signer',
+    signerEmail: 'bench@example.com',
+    signatureData: `data:image/png;base64,${png.toString('base64')}`,
+    positions: JSON.stringify([{ x: 50, y: 85, page: 0, width: 25 }]),
+  });
+  const tsa = await startTestTsa({ delayMs });
+  type Side = { name: string; rates: Map<number, Result>; cpuMs: Map<number, number>; aloneMs: number };
+  const sides: Side[] = [];
+  try {
+    for (const [name, tsaUrls] of [
+      ['without timestamps', ''],
+      [`TSA after ${delayMs} ms`, tsa.url],
+    ] as const) {
+      const test = await startTestStack(
+        benchStackOptions(`bench_tsa${tsaUrls ? 'on' : 'off'}`, {}, { TSA_URLS: tsaUrls }),
+      );
+      try {
+        const agent = new Agent({ keepAlive: true, maxSockets: Math.max(...connections) });
+        const post = signingPoster(test.stack.gatewayUrl, await benchKey(test), agent)(form);
+        const pids = Object.values(test.stack.pids()).flatMap((list) => list ?? []);
+        const stackCpu = () => pids.reduce((total, pid) => total + cpuMs(pid), 0);
+        await run(Number(args.warmup), Math.min(8, Number(args.warmup)), post, () => () => 0);
+        const alone = await run(20, 1, post, () => () => 0);
+        const side: Side = {
+          name,
+          rates: new Map(),
+          cpuMs: new Map(),
+          aloneMs: quantile(alone.latencies, 0.5),
+        };
+        for (const c of connections) {
+          const before = stackCpu();
+          side.rates.set(c, await run(SMALL_REQUESTS, c, post, () => () => 0));
+          side.cpuMs.set(c, (stackCpu() - before) / SMALL_REQUESTS);
+        }
+        sides.push(side);
+        agent.destroy();
+      } finally {
+        await test.stop();
+      }
+    }
+  } finally {
+    await tsa.stop();
+  }
+  const [off, on] = sides;
+  if (!off || !on) return;
+  const rate = (r: Result | undefined) => (r ? SMALL_REQUESTS / r.seconds : NaN);
+  const lines = [
+    '',
+    `1-page signings through the stack (${SMALL_REQUESTS} per row, ${SIGNERS} signer process(es), PADES_LEVEL default), without timestamps and with a TSA answering after ${delayMs} ms:`,
+    `${'connections'.padEnd(12)} ${'without: req/s'.padStart(15)} ${'p50 ms'.padStart(8)} ${'CPU ms'.padStart(7)}   ${'with TSA: req/s'.padStart(15)} ${'p50 ms'.padStart(8)} ${'CPU ms'.padStart(7)}   ${'ratio'.padStart(6)}   ${'ceiling req/s'.padStart(13)}`,
+    ...connections.map((c) => {
+      const a = off.rates.get(c);
+      const b = on.rates.get(c);
+      // The most c connections can carry when each signing waits delayMs on top of its own latency.
+      const ceiling = c / ((delayMs + off.aloneMs) / 1000);
+      return `${String(c).padEnd(12)} ${rate(a).toFixed(1).padStart(15)} ${quantile(a?.latencies ?? [], 0.5)
+        .toFixed(1)
+        .padStart(
+          8,
+        )} ${(off.cpuMs.get(c) ?? NaN).toFixed(2).padStart(7)}   ${rate(b).toFixed(1).padStart(15)} ${quantile(
+        b?.latencies ?? [],
+        0.5,
+      )
+        .toFixed(1)
+        .padStart(
+          8,
+        )} ${(on.cpuMs.get(c) ?? NaN).toFixed(2).padStart(7)}   ${(rate(b) / rate(a)).toFixed(2).padStart(6)}   ${ceiling.toFixed(1).padStart(13)}`;
+    }),
+    `one signing alone (c=1, p50): ${off.aloneMs.toFixed(1)} ms without timestamps, ${on.aloneMs.toFixed(1)} ms with the TSA`,
+    `ceiling: c / (${delayMs} ms + ${off.aloneMs.toFixed(1)} ms), what c connections carry at most when each signing waits ${delayMs} ms (Little's law); CPU ms: the stack's processes' CPU per signing`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+};
+
+if (args['tsa-delay'] !== undefined) await compareTsa(Number(args['tsa-delay']));
+else if (Number(args['metrics-compare']) > 0) await compareMetrics(Number(args['metrics-compare']));
 else await main();

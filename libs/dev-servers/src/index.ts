@@ -3,3 +3,4 @@ export * from './smtp-capture';
 export * from './test-tsa';
 export * from './openssl-ca';
 export * from './free-port';
+export * from './rfc3161-token';

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTestCa, openssl } from './openssl-ca';
+import { createTokenSigner } from './rfc3161-token';
 
 /**
  * How the test TSA answers: `ok` (a real token from `openssl ts -reply`), `down` (the connection is
@@ -25,8 +26,11 @@ export interface TestTsa {
   /** Files of the two certificates, for command lines. */
   readonly caCertFile: string;
   readonly tsaCertFile: string;
-  /** Change how the next requests are answered. */
-  setMode(mode: TestTsaMode, options?: { slowMs?: number }): void;
+  /**
+   * Change how the next requests are answered; `delayMs` changes the delay of a TSA started with one
+   * (`startTestTsa({ delayMs })`).
+   */
+  setMode(mode: TestTsaMode, options?: { slowMs?: number; delayMs?: number }): void;
   /** Requests received so far (any mode). */
   requests(): number;
   stop(): Promise<void>;
@@ -117,6 +121,9 @@ const REJECTION = Buffer.from([0x30, 0x05, 0x30, 0x03, 0x02, 0x01, 0x02]);
  * Start a local RFC 3161 TSA on 127.0.0.1 (random port): a throwaway CA and TSA certificate are made
  * with openssl at start-up in a temporary directory, and every query is answered by `openssl ts -reply`
  * (an implementation independent of ours), one at a time (openssl keeps the serial number in a file).
+ * With `delayMs`, it stands in for a production TSA instead: every query is answered `delayMs` after
+ * it arrived, all of them concurrently, with a token made in-process (`createTokenSigner`, node:crypto:
+ * a fraction of a millisecond of CPU, where an openssl process costs several).
  */
 export const startTestTsa = async (
   options: {
@@ -126,6 +133,8 @@ export const startTestTsa = async (
      * `startTestPki` whose certificate names an OCSP responder.
      */
     identity?: { certPem: string; keyPem: string; caCertPem: string };
+    /** Answer every query this many ms after it arrived, concurrently (see above). */
+    delayMs?: number;
   } = {},
 ): Promise<TestTsa> => {
   const dir = mkdtempSync(join(tmpdir(), 'esign-tsa-'));
@@ -149,6 +158,27 @@ export const startTestTsa = async (
   let sequence = 0;
   let queue: Promise<unknown> = Promise.resolve();
   const slowTimers = new Set<NodeJS.Timeout>();
+  let { delayMs } = options;
+  const tokens =
+    delayMs === undefined
+      ? undefined
+      : createTokenSigner({
+          keyPem: readFileSync(join(dir, 'tsa.key'), 'utf8'),
+          certPem: readFileSync(join(dir, 'tsa.pem'), 'utf8'),
+          caCertPem: readFileSync(join(dir, 'ca.pem'), 'utf8'),
+        });
+  /** Resolves `ms` after `from` (performance.now()); cut short by `stop`. */
+  const after = (from: number, ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(
+        () => {
+          slowTimers.delete(timer);
+          resolve();
+        },
+        Math.max(0, from + ms - performance.now()),
+      );
+      slowTimers.add(timer);
+    });
 
   const reply = async (query: Buffer): Promise<Buffer> => {
     const id = ++sequence;
@@ -183,6 +213,7 @@ export const startTestTsa = async (
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const arrived = performance.now();
     count++;
     if (mode === 'down') {
       req.socket.destroy();
@@ -207,6 +238,18 @@ export const startTestTsa = async (
     }
     if (mode === 'reject') {
       res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(REJECTION);
+      return;
+    }
+    if (tokens && delayMs !== undefined) {
+      let body: Buffer;
+      try {
+        body = tokens.reply(query, ++sequence);
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      await after(arrived, delayMs);
+      res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(body);
       return;
     }
     // openssl keeps the serial number in a file: one reply at a time.
@@ -237,6 +280,7 @@ export const startTestTsa = async (
     setMode(next, modeOptions) {
       mode = next;
       if (modeOptions?.slowMs !== undefined) slowMs = modeOptions.slowMs;
+      if (tokens && modeOptions?.delayMs !== undefined) delayMs = modeOptions.delayMs;
     },
     requests: () => count,
     async stop() {

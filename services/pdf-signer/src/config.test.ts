@@ -10,13 +10,16 @@ describe('pdf-signer config', () => {
     expect(readSigningMaterial(config)).toBeUndefined();
   });
 
-  it('signs two documents at once by default, and takes another bound from MAX_CONCURRENT_SIGNS', () => {
-    expect(loadPdfSignerConfig({}).MAX_CONCURRENT_SIGNS).toBe(2);
+  it('handles 8 documents at once by default (most wait for a TSA token), and takes another bound from MAX_CONCURRENT_SIGNS', () => {
+    expect(loadPdfSignerConfig({}).MAX_CONCURRENT_SIGNS).toBe(8);
+    expect(loadPdfSignerConfig({}).SIGN_JOBS_PER_WORKER).toBe(16);
+    expect(loadPdfSignerConfig({ SIGN_JOBS_PER_WORKER: '1' }).SIGN_JOBS_PER_WORKER).toBe(1);
+    expect(() => loadPdfSignerConfig({ SIGN_JOBS_PER_WORKER: '0' })).toThrow(/SIGN_JOBS_PER_WORKER/);
     expect(loadPdfSignerConfig({ MAX_CONCURRENT_SIGNS: '4' }).MAX_CONCURRENT_SIGNS).toBe(4);
     expect(() => loadPdfSignerConfig({ MAX_CONCURRENT_SIGNS: '0' })).toThrow(/MAX_CONCURRENT_SIGNS/);
   });
 
-  it('signs on one worker per CPU, never more than MAX_CONCURRENT_SIGNS, with a 30 s budget and 256 MB each', () => {
+  it('signs on one worker per CPU (at most 2 by default), never more than MAX_CONCURRENT_SIGNS, with a 30 s budget and 256 MB each', () => {
     const defaults = loadPdfSignerConfig({});
     expect(signWorkerCount(defaults)).toBe(Math.min(availableParallelism(), 2));
     expect(defaults.SIGN_JOB_BUDGET_MS).toBe(30_000);

@@ -38,9 +38,9 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .int()
       .min(1)
       .max(64)
-      .default(2)
+      .default(8)
       .describe(
-        'Documents signed at once by one process; more wait their turn (as small messages, not files). Signing is CPU-bound, so more would not be faster, only hold more documents in memory.',
+        'Documents one process handles at once (pdf.sign and pdf.inspect, each holding its file in memory); more wait their turn (as small messages, not files). Most of a timestamped signing is spent waiting for its TSA token, holding no worker (SIGN_JOBS_PER_WORKER): 8 in flight keep 2 workers busy through a TSA round trip of ~100 ms; more help a slower TSA, at the cost of memory (each may hold a file of up to MAX_FILE_BYTES).',
       ),
     SIGN_WORKERS: z.coerce
       .number()
@@ -49,7 +49,16 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .max(64)
       .optional()
       .describe(
-        'Signing worker threads, started once at start-up. Default: the number of CPUs. Never more than MAX_CONCURRENT_SIGNS (a worker signs one document at a time).',
+        'Signing worker threads, started once at start-up. Default: the number of CPUs, at most 2. Never more than MAX_CONCURRENT_SIGNS.',
+      ),
+    SIGN_JOBS_PER_WORKER: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .default(16)
+      .describe(
+        'Most documents one signing worker holds at once. A worker computes one at a time; it takes another only while all of its documents wait on the network for their TSA token (and only small ones: together at most an eighth of SIGN_WORKER_HEAP_MB), so that a TSA round trip costs latency, not throughput. 1: one document per worker, waiting included.',
       ),
     SIGN_JOB_BUDGET_MS: z.coerce
       .number()
@@ -232,9 +241,9 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
   });
 export type TPdfSignerEnv = z.infer<typeof ZPdfSignerEnv>;
 
-/** Signing worker threads: SIGN_WORKERS or the number of CPUs, at most MAX_CONCURRENT_SIGNS. */
+/** Signing worker threads: SIGN_WORKERS or the number of CPUs (at most 2), at most MAX_CONCURRENT_SIGNS. */
 export const signWorkerCount = (config: TPdfSignerEnv): number =>
-  Math.min(config.SIGN_WORKERS ?? availableParallelism(), config.MAX_CONCURRENT_SIGNS);
+  Math.min(config.SIGN_WORKERS ?? Math.min(availableParallelism(), 2), config.MAX_CONCURRENT_SIGNS);
 
 /** Parse the environment once, at start-up. */
 export const loadPdfSignerConfig = (env: NodeJS.ProcessEnv = process.env): TPdfSignerEnv =>

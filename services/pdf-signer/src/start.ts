@@ -47,6 +47,7 @@ export const startPdfSigner = (
           workerHeapMb: config.SIGN_WORKER_HEAP_MB,
           workerYoungMb: config.SIGN_WORKER_YOUNG_MB,
           spillMs: config.SIGN_SPILL_MS,
+          maxJobsPerWorker: config.SIGN_JOBS_PER_WORKER,
           signing: readSigningMaterial(config),
           timestamps: timestampSettings(config),
           revocation: revocationSettings(config),

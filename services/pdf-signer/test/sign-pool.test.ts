@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
-import { makePdf, pdfSig } from '@esign/testing';
+import { makePdf, pdfSig, startTestTsa } from '@esign/testing';
+import type { TestTsa } from '@esign/testing';
 import type { TimestampSettings } from '../src/domain/ltv/request-timestamp';
 import { startSignPool } from '../src/workers/start-sign-pool';
 import { valueOf } from '@esign/testing';
@@ -268,5 +269,148 @@ describe('the pool at start-up', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('a signing waiting for its timestamp', () => {
+  const silent = createLogger({ service: 'pdf-signer', level: 'error', write: () => undefined });
+  const signInput = async (bytes?: Buffer) => ({
+    bytes: bytes ?? (await makePdf()),
+    kind: 'pdf' as const,
+    fileName: 'a.pdf',
+    signature: { mode: 'type' as const, typedName: 'Jane Doe', color: '#000000' },
+    positions: [{ x: 50, y: 85, page: 0, width: 25 }],
+    signer: { name: 'Jane Doe', email: 'jane@example.com', ipAddress: '127.0.0.1', userAgent: 'test' },
+    receivedAt: new Date().toISOString(),
+  });
+  const timestamps = (tsa: TestTsa): TimestampSettings => ({
+    urls: [tsa.url],
+    timeoutMs: 10_000,
+    maxTokenBytes: 12_288,
+  });
+
+  describe('with a TSA answering every request after 300 ms, concurrently', () => {
+    const DELAY_MS = 300;
+    let tsa: TestTsa;
+    beforeAll(async () => {
+      tsa = await startTestTsa({ delayMs: DELAY_MS });
+    });
+    afterAll(async () => {
+      await tsa?.stop();
+    });
+
+    it('holds no worker: six signings at once on one worker overlap their waits, and each is valid', async () => {
+      const pool = await startSignPool({
+        size: 1,
+        jobBudgetMs: 30_000,
+        workerHeapMb: 256,
+        logger: silent,
+        timestamps: timestamps(tsa),
+      });
+      try {
+        // One first, so that the six measure waiting rather than V8 compiling the signing code.
+        await pool.sign(await signInput());
+        const inputs = await Promise.all(Array.from({ length: 6 }, () => signInput()));
+        const started = performance.now();
+        const results = await Promise.all(inputs.map((input) => pool.sign(input)));
+        const ms = performance.now() - started;
+        // One at a time they would take 6 x 300 ms at least; overlapping, about one wait and six
+        // signings' CPU (a few hundred ms on a loaded machine).
+        expect(ms).toBeLessThan(4 * DELAY_MS);
+        for (const result of results) {
+          expect(result.timestamp?.tsaMs).toBeGreaterThanOrEqual(DELAY_MS - 5);
+          expect((await pdfSig(result.bytes)).stdout).toContain('Signature is Valid.');
+        }
+        expect(pool.jobsPerWorker()).toEqual([7]);
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it('with maxJobsPerWorker 1, a worker holds one signing, waiting included: the same six take six waits', async () => {
+      const pool = await startSignPool({
+        size: 1,
+        maxJobsPerWorker: 1,
+        jobBudgetMs: 30_000,
+        workerHeapMb: 256,
+        logger: silent,
+        timestamps: timestamps(tsa),
+      });
+      try {
+        const inputs = await Promise.all(Array.from({ length: 6 }, () => signInput()));
+        const started = performance.now();
+        await Promise.all(inputs.map((input) => pool.sign(input)));
+        expect(performance.now() - started).toBeGreaterThanOrEqual(6 * DELAY_MS);
+      } finally {
+        await pool.close();
+      }
+    });
+  });
+
+  describe('a worker ended over the budget of one of its jobs', () => {
+    const BUDGET_MS = 2000;
+    const DELAY_MS = 4000;
+    let tsa: TestTsa;
+    beforeAll(async () => {
+      tsa = await startTestTsa({ delayMs: 100 });
+    });
+    afterAll(async () => {
+      await tsa?.stop();
+    });
+
+    it('answers the jobs waiting on it unavailable (retry) at once, and the job that ran over invalid_argument', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const pool = await startSignPool({
+        size: 1,
+        jobBudgetMs: BUDGET_MS,
+        // Room for the heavy document, so that the budget, not the heap, is what ends it.
+        workerHeapMb: 2048,
+        logger: createLogger({
+          service: 'pdf-signer',
+          level: 'warn',
+          write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+        }),
+        timestamps: timestamps(tsa),
+      });
+      try {
+        // Warm, so that the two below reach their wait well within budget; then tokens take 4 s, longer
+        // than the budget: they would be ended for it if the heavy document were not what holds the worker.
+        await pool.sign(await signInput());
+        tsa.setMode('ok', { delayMs: DELAY_MS });
+        const started = performance.now();
+        const settled = (work: Promise<unknown>) =>
+          work.then(
+            () => ({ error: undefined, ms: performance.now() - started }),
+            (error: unknown) => ({ error, ms: performance.now() - started }),
+          );
+        const waiting = await Promise.all([signInput(), signInput()]).then((inputs) =>
+          inputs.map((input) => settled(pool.sign(input))),
+        );
+        // Both wait for their tokens by now (a warm signing takes tens of ms): the heavy document
+        // goes to the same worker, and runs for seconds.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const heavy = settled(pool.sign(await signInput(manyPagesPdf(HEAVY_PAGES))));
+
+        const heavyOutcome = await heavy;
+        expect(heavyOutcome.error).toMatchObject({ code: 'invalid_argument', field: 'file' });
+        expect((heavyOutcome.error as Error).message).toBe(
+          'file: the document is too complex to sign within 2 s',
+        );
+        for (const outcome of await Promise.all(waiting)) {
+          expect(outcome.error).toBeInstanceOf(ServiceError);
+          expect(outcome.error).toMatchObject({ code: 'unavailable' });
+          expect((outcome.error as Error).message).toMatch(/restarted.*retry/);
+          // Answered when the worker was ended, not when their tokens would have come.
+          expect(outcome.ms).toBeLessThan(DELAY_MS);
+        }
+        expect(
+          lines.find((l) => l.msg === 'signing job over its budget: worker ended and replaced'),
+        ).toMatchObject({ otherJobs: 2 });
+        // The worker is replaced.
+        await expect.poll(() => pool.readyWorkers(), { timeout: 15_000 }).toBe(1);
+      } finally {
+        await pool.close();
+      }
+    }, 30_000);
   });
 });

@@ -221,6 +221,42 @@ describe('RFC 3161 signature timestamps', () => {
   });
 });
 
+describe('the stand-in TSA answering after a delay, concurrently (startTestTsa({ delayMs }))', () => {
+  it('answers many queries at once, each after its delay, with tokens openssl ts -verify and pdfsig accept', async () => {
+    const standIn = await startTestTsa({ delayMs: 200 });
+    try {
+      const stamping = await createSigner({
+        warn: () => undefined,
+        timestamps: { urls: [standIn.url], timeoutMs: 5_000, maxTokenBytes: 12_288 },
+      });
+      const documents = await Promise.all(Array.from({ length: 4 }, () => makePdf({ pages: 1 })));
+      // Warm: the four below then spend their time waiting, not compiling.
+      await stamping.sign(input(await makePdf({ pages: 1 }), 'Warm Up'));
+      const started = performance.now();
+      const signed = await Promise.all(documents.map((pdf, i) => stamping.sign(input(pdf, `Signer ${i}`))));
+      // Four tokens one after the other would take 800 ms.
+      expect(performance.now() - started).toBeLessThan(700);
+      for (const result of signed) {
+        expect(result.timestamp?.tsaMs).toBeGreaterThanOrEqual(195);
+        expect((await pdfSig(result.bytes)).stdout).toContain('Signature Validation: Signature is Valid.');
+        const [cms] = signatureCms(result.bytes);
+        if (!cms) throw new Error('no signature');
+        const { signatureValue, token } = signerInfoParts(cms);
+        if (!token) throw new Error('no timestamp token');
+        expect(await opensslVerify(token, sha256(signatureValue), standIn.caCertFile)).toContain(
+          'Verification: OK',
+        );
+        await expect(
+          opensslVerify(token, sha256(Buffer.from('other')), standIn.caCertFile),
+        ).rejects.toThrow();
+      }
+      expect(standIn.requests()).toBe(5);
+    } finally {
+      await standIn.stop();
+    }
+  });
+});
+
 describe('the pdf.sign endpoint with time-stamping authorities', () => {
   let service: TestSigner;
 

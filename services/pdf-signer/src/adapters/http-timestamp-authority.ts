@@ -81,9 +81,12 @@ const post = (
  */
 export const createHttpTimestampAuthorities = (settings: TimestampSettings): TimestampAuthority[] => {
   // One agent per scheme for the worker's lifetime: connections to a TSA are kept alive between signings.
+  // A signing has one request in flight at a time and a worker holds at most SIGN_JOBS_PER_WORKER
+  // signings (256 at most): that bounds its connections. A smaller cap would queue tokens here, on
+  // the clock of their timeout, and cap the worker's signings at cap / round trip (4 / 100 ms: 40 a second).
   const agents = {
-    http: new HttpAgent({ keepAlive: true, maxSockets: 4 }),
-    https: new HttpsAgent({ keepAlive: true, maxSockets: 4 }),
+    http: new HttpAgent({ keepAlive: true, maxSockets: 256 }),
+    https: new HttpsAgent({ keepAlive: true, maxSockets: 256 }),
   };
   // The token plus the TimeStampResp around it (status and a few bytes of framing).
   const answerLimit = settings.maxTokenBytes + 1024;

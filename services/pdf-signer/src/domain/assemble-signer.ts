@@ -112,9 +112,19 @@ export interface SignResult {
 export const verifyUrlFor = (baseUrl: string, auditId: string): string =>
   `${baseUrl.replace(/\/+$/, '')}/verify/${auditId}`;
 
+/** What the caller of one signing is told while it runs (a signing worker tells its pool). */
+export interface SignHooks {
+  /**
+   * Wraps every wait of this signing on the network (its TSA tokens): `request` starts it, and the
+   * signing computes nothing until the promise settles. A signing worker marks the job as waiting
+   * meanwhile, so that its pool may hand the worker another job.
+   */
+  network?<T>(request: () => Promise<T>): Promise<T>;
+}
+
 /** Signs documents in-process: the same code the `pdf.sign` handler runs. */
 export interface Signer {
-  sign(input: SignInput): Promise<SignResult>;
+  sign(input: SignInput, hooks?: SignHooks): Promise<SignResult>;
   /** SHA-256 fingerprint (`AB:CD:…`) of the sealing certificate. */
   readonly certificateFingerprint: string;
   /** True when sealing with the made-up development certificate. */
@@ -174,9 +184,9 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
     );
   }
 
-  const sign = async (input: SignInput): Promise<SignResult> => {
+  const sign = async (input: SignInput, hooks?: SignHooks): Promise<SignResult> => {
     try {
-      return await signDocument(input);
+      return await signDocument(input, hooks?.network ? hooks.network.bind(hooks) : undefined);
     } catch (err) {
       // Our own documents (converted images) are never damaged: only an uploaded PDF can be at fault.
       if (input.kind === 'pdf' && isPdfLibraryFailure(err)) throw damagedDocument();
@@ -190,7 +200,15 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
   const dssRoomFor = (chain: RevocationBytes | undefined): number =>
     derBytes(identity.certificates, chain) + lastTsaDssBytes + 16 * 1024;
 
-  const signDocument = async (input: SignInput): Promise<SignResult> => {
+  const signDocument = async (
+    input: SignInput,
+    network: (<T>(request: () => Promise<T>) => Promise<T>) | undefined,
+  ): Promise<SignResult> => {
+    // A TSA token: awaited on the network, so marked as such for the caller (see SignHooks).
+    const timestampOver = (bytes: Buffer): Promise<SignatureTimestamp> => {
+      if (!requestTimestamp) throw new Error('time-stamping is off');
+      return network ? network(() => requestTimestamp(bytes)) : requestTimestamp(bytes);
+    };
     const received = new Date(input.receivedAt);
     if (Number.isNaN(received.getTime())) {
       throw new ServiceError('invalid_argument', 'receivedAt: not an ISO 8601 timestamp', 'receivedAt');
@@ -259,7 +277,7 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
       base,
       timestamp: requestTimestamp
         ? async (signatureValue) => {
-            stamped.value = await requestTimestamp(signatureValue);
+            stamped.value = await timestampOver(signatureValue);
             return stamped.value.token;
           }
         : undefined,
@@ -289,7 +307,7 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
           page: auditPage,
           fieldName: `Document timestamp ${auditId}`,
           placeholderBytes: documentTimestampBytes,
-          timestamp: async (covered) => (await requestTimestamp(covered)).token,
+          timestamp: async (covered) => (await timestampOver(covered)).token,
         });
       }
       // The sealed file's hash continued over what was appended, not computed again.

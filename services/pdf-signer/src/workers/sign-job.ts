@@ -76,6 +76,15 @@ export interface SignWorkerObserved {
   readonly observed: WorkerObservations;
 }
 
+/**
+ * Sent by a worker whenever the set of its jobs waiting on the network (for a TSA token) changes: the
+ * ids of those jobs now. A job waiting computes nothing; a worker whose jobs all wait may be handed
+ * another (see `startSignPool`). A job's reply always comes after the report that it stopped waiting.
+ */
+export interface SignWorkerWaiting {
+  readonly waiting: readonly number[];
+}
+
 /** A successful answer of either kind. */
 export type SignJobSuccess = Extract<SignJobReply, { ok: true }>;
 

@@ -1,6 +1,7 @@
 /**
  * A signing worker thread: loads the signer once (fonts, key, certificate), then signs the jobs the
- * pool sends it one at a time. Started by `startSignPool`, never per request.
+ * pool sends it. Started by `startSignPool`, never per request. It tells the pool which of its jobs
+ * wait on the network (a TSA token): the pool hands it another job only while all of them do.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PDFDocument } from 'pdf-lib';
@@ -8,6 +9,7 @@ import { ServiceError } from '@esign/contracts';
 import { createSigner } from '../create-signer';
 import { loadPdf } from '../domain/document/load-pdf';
 import { createObservationBuffer } from './observation-buffer';
+import type { SignHooks } from '../domain/assemble-signer';
 import { transferableView } from './sign-job';
 import type {
   SignJobError,
@@ -16,6 +18,7 @@ import type {
   SignWorkerObserved,
   SignWorkerReady,
   SignWorkerSetup,
+  SignWorkerWaiting,
   WorkerJob,
 } from './sign-job';
 
@@ -64,6 +67,33 @@ const signer = await createSigner({
   error: log('error'),
 });
 
+// Jobs waiting on the network now (job id -> its requests in flight), reported at every change.
+const waiting = new Map<number, number>();
+const reportWaiting = () => {
+  const message: SignWorkerWaiting = { waiting: [...waiting.keys()] };
+  port.postMessage(message);
+};
+/** A job's hooks: its TSA requests mark it waiting while they are in flight. */
+const hooksFor = (id: number): SignHooks => ({
+  async network<T>(request: () => Promise<T>): Promise<T> {
+    const inFlight = waiting.get(id) ?? 0;
+    waiting.set(id, inFlight + 1);
+    if (inFlight === 0) reportWaiting();
+    try {
+      return await request();
+    } finally {
+      // Reported before the job computes again (and so before its reply).
+      const left = (waiting.get(id) ?? 1) - 1;
+      if (left > 0) {
+        waiting.set(id, left);
+      } else {
+        waiting.delete(id);
+        reportWaiting();
+      }
+    }
+  },
+});
+
 const errorOf = (err: unknown): SignJobError => {
   if (err instanceof ServiceError) {
     return { name: err.name, message: err.message, code: err.code, field: err.field };
@@ -88,7 +118,7 @@ port.on('message', (job: WorkerJob) => {
     return;
   }
   const { bytes, ...rest } = job.input;
-  signer.sign({ ...rest, bytes: Buffer.from(bytes) }).then(
+  signer.sign({ ...rest, bytes: Buffer.from(bytes) }, hooksFor(job.id)).then(
     (result) => {
       const signed = transferableView(result.bytes);
       const reply = replyTo({

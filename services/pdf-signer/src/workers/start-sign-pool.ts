@@ -15,6 +15,7 @@ import type {
   SignWorkerObserved,
   SignWorkerReady,
   SignWorkerSetup,
+  SignWorkerWaiting,
   WorkerJob,
 } from './sign-job';
 import type { JobOutcome, SignerMetrics } from './signer-metrics';
@@ -23,8 +24,14 @@ import { workerSource } from './worker-source';
 
 /** How the pool of signing workers is sized and bounded. */
 export interface SignPoolOptions {
-  /** Worker threads, each signing one document at a time. */
+  /** Worker threads. */
   readonly size: number;
+  /**
+   * Most jobs one worker holds at once (default 16). A worker computes one job at a time; it is handed
+   * another only while every job it holds waits on the network (a TSA token), and then only a
+   * document small enough to share its heap with them (see `startSignPool`).
+   */
+  readonly maxJobsPerWorker?: number;
   /** Longest a job may run on its worker (ms) before the worker is ended and replaced. */
   readonly jobBudgetMs: number;
   /** V8 heap limit of each worker (its old generation), in MB. */
@@ -74,6 +81,8 @@ interface PendingJob {
   readonly reject: (err: unknown) => void;
   /** When it was queued (performance.now()). */
   readonly queuedAt: number;
+  /** Size of its document (the transferred buffer is detached once sent). */
+  readonly bytes: number;
   /** When a worker took it (performance.now()). */
   startedAt?: number;
   timer?: NodeJS.Timeout;
@@ -87,7 +96,12 @@ interface Slot {
   idleSince: number;
   /** Jobs handed to it: the more, the warmer (its code compiled by V8, its heap and arena reusable). */
   jobs: number;
-  job?: PendingJob;
+  /** Jobs on it now, by job id, in the order they were handed. */
+  readonly running: Map<number, PendingJob>;
+  /** Which of them it last reported waiting on the network (`SignWorkerWaiting`). */
+  waiting: ReadonlySet<number>;
+  /** Bytes of the documents on it now. */
+  bytes: number;
   error?: Error;
 }
 
@@ -117,19 +131,38 @@ const onWorkerSeconds = (pending: PendingJob) => (performance.now() - (pending.s
 const isOutOfMemory = (err: Error | undefined) =>
   err !== undefined && 'code' in err && err.code === 'ERR_WORKER_OUT_OF_MEMORY';
 
+/** Jobs on a slot that it has not reported waiting on the network: computing (or about to). */
+const computingJobs = (slot: Slot): PendingJob[] =>
+  [...slot.running.values()].filter((p) => !slot.waiting.has(p.job.id));
+
+/** Answered to the other jobs of a worker ended for one job's sake: not their fault, retry. */
+const restarted = (why: string) =>
+  new ServiceError('unavailable', `the signing worker was restarted (${why}); retry`);
+
 /**
  * Start `size` signing workers (node:worker_threads) once, at service start-up: each loads the
- * fonts, key and certificate once and signs one document at a time, so that no document, however
+ * fonts, key and certificate once and computes one document at a time, so that no document, however
  * expensive, holds the thread that serves NATS and storage, or another signing. Jobs wait in arrival
- * order for a free worker. A job still running `jobBudgetMs` after it reached its worker ends its
- * worker (`terminate` stops JavaScript wherever it is) and answers `invalid_argument` on `file`
- * ("too complex to sign within N s"); a worker that runs out of its heap (`workerHeapMb`) answers
- * `invalid_argument` on `file` too; any other death of a worker answers `internal`. Every ended
- * worker is replaced at once. Bytes cross between threads as transferred ArrayBuffers, not copies.
+ * order for a free worker: one with no job, or one whose jobs all wait on the network for a TSA
+ * token (the worker reports it), which is handed another small document, up to `maxJobsPerWorker`:
+ * a signing waiting for its token holds no worker, so a TSA's round trip costs latency, not
+ * throughput. A job still running `jobBudgetMs` after it reached its worker ends its worker
+ * (`terminate` stops JavaScript wherever it is) and answers `invalid_argument` on `file` ("too
+ * complex to sign within N s"), unless it is waiting on the network while another job on the same
+ * worker computes (that one is ended at its own budget instead); the other jobs of an ended worker
+ * answer `unavailable` (retry). A worker that runs out of its heap (`workerHeapMb`) with one job
+ * answers `invalid_argument` on `file` too (with several, all answer `unavailable`); any other death
+ * of a worker answers `internal`. Every ended worker is replaced at once. Bytes cross between threads
+ * as transferred ArrayBuffers, not copies.
  */
 export const startSignPool = async (options: SignPoolOptions): Promise<SignPool> => {
   const { size, jobBudgetMs, workerHeapMb, logger, metrics } = options;
   const spillMs = options.spillMs ?? 50;
+  const maxJobsPerWorker = Math.max(1, options.maxJobsPerWorker ?? 16);
+  // Documents that share a worker while the others wait for their tokens: together at most an eighth
+  // of its heap limit (a signing's peak is ~2-3x its file, and waiting jobs keep their parsed
+  // document and signed file). A job alone on a worker may be as large as MAX_FILE_BYTES.
+  const shareBytes = (workerHeapMb * 1024 * 1024) / 8;
   // One identity for every worker: a development certificate is made up here, once.
   const development = options.signing === undefined;
   const signing = options.signing ?? generateDevelopmentMaterial();
@@ -164,19 +197,44 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
   let closing = false;
 
   let tick = 0;
-  const settle = (slot: Slot): PendingJob | undefined => {
-    const pending = slot.job;
-    slot.job = undefined;
+  /** Take a job off its worker (it answered, or the worker ended). */
+  const settle = (slot: Slot, pending: PendingJob): void => {
+    slot.running.delete(pending.job.id);
+    if (slot.waiting.has(pending.job.id)) {
+      slot.waiting = new Set([...slot.waiting].filter((id) => id !== pending.job.id));
+    }
+    slot.bytes -= pending.bytes;
     slot.idleSince = ++tick;
-    if (pending?.timer) clearTimeout(pending.timer);
-    return pending;
+    if (pending.timer) clearTimeout(pending.timer);
+  };
+  /** Take every job off a worker that ended: they are answered by the caller. */
+  const settleAll = (slot: Slot): PendingJob[] => {
+    const all = [...slot.running.values()];
+    for (const pending of all) settle(slot, pending);
+    return all;
+  };
+
+  /** A worker that can take `pending` now: it holds no job, or only jobs waiting on the network. */
+  const canTake = (slot: Slot, pending: PendingJob): boolean =>
+    slot.ready &&
+    (slot.running.size === 0 ||
+      (slot.running.size < maxJobsPerWorker &&
+        slot.bytes + pending.bytes <= shareBytes &&
+        computingJobs(slot).length === 0));
+  /** When the latest of a worker's computing jobs began (undefined: none computes). */
+  const busySince = (slot: Slot): number | undefined => {
+    let since: number | undefined;
+    for (const p of computingJobs(slot)) {
+      if (p.startedAt !== undefined && (since === undefined || p.startedAt > since)) since = p.startedAt;
+    }
+    return since;
   };
 
   /**
-   * Hand queued jobs, in arrival order, to the warmest idle worker: the one that has done most jobs
-   * (ties: the one idle last). While a warmer worker is busy with a job that began less than `spillMs`
-   * ago, the job waits for it rather than going to a colder idle worker, unless it has itself waited
-   * `spillMs`. So short documents, alone or two at a time, are all signed by one worker, and a second
+   * Hand queued jobs, in arrival order, to the warmest free worker (`canTake`: idle, or all its jobs
+   * waiting on the network): the one that has done most jobs (ties: the one free last). While a warmer
+   * worker is busy computing a job that began less than `spillMs` ago, the job waits for it rather
+   * than going to a colder free worker, unless it has itself waited `spillMs`. So short documents, alone or two at a time, are all signed by one worker, and a second
    * one takes work only when a document runs long (no signing waits behind it more than `spillMs`)
    * or a backlog builds up. Why: each worker is its own V8 isolate that compiles the signing code
    * for itself (TurboFan keeps optimising it for thousands of signings), marks its own heap and keeps
@@ -195,52 +253,74 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     for (;;) {
       const pending = queue[0];
       if (!pending) return;
-      const [best] = ready.filter((s) => !s.job).sort((a, b) => b.jobs - a.jobs || b.idleSince - a.idleSince);
+      const [best] = ready
+        .filter((s) => canTake(s, pending))
+        .sort((a, b) => b.jobs - a.jobs || b.idleSince - a.idleSince);
       if (!best) return;
       // Warmer workers that will probably be free soon: wait for them (until spillMs of waiting).
-      const soonFree = ready.filter(
-        (s) => s.job?.startedAt !== undefined && s.jobs > best.jobs && now - s.job.startedAt < spillMs,
-      );
+      const soonFree = ready.filter((s) => {
+        const since = busySince(s);
+        return since !== undefined && s.jobs > best.jobs && now - since < spillMs;
+      });
       if (soonFree.length > 0 && now - pending.queuedAt < spillMs) {
         const until = Math.min(
           pending.queuedAt + spillMs,
-          ...soonFree.map((s) => (s.job?.startedAt ?? now) + spillMs),
+          ...soonFree.map((s) => (busySince(s) ?? now) + spillMs),
         );
         spillTimer = setTimeout(dispatch, Math.max(1, Math.ceil(until - now)));
         spillTimer.unref();
         return;
       }
       queue.shift();
-      best.job = pending;
+      best.running.set(pending.job.id, pending);
+      best.bytes += pending.bytes;
       best.jobs += 1;
       pending.startedAt = now;
       metrics?.waited(jobName(pending.job), (now - pending.queuedAt) / 1000);
-      pending.timer = setTimeout(() => overBudget(best), jobBudgetMs);
+      pending.timer = setTimeout(() => overBudget(best, pending), jobBudgetMs);
       best.worker.postMessage(pending.job, [pending.transfer]);
     }
   };
 
-  const overBudget = (slot: Slot) => {
-    const pending = settle(slot);
+  const overBudget = (slot: Slot, pending: PendingJob) => {
+    if (!slots.has(slot) || slot.running.get(pending.job.id) !== pending) return;
+    const now = performance.now();
+    // A job waiting for its token while another job on its worker computes is not what holds the
+    // worker: the computing one is ended at its own budget (or finishes, and this one with it). Up to
+    // twice the budget: past it, this job is ended whatever it waits for.
+    const computing = computingJobs(slot).filter((p) => p !== pending);
+    if (
+      slot.waiting.has(pending.job.id) &&
+      computing.length > 0 &&
+      now - (pending.startedAt ?? now) < 2 * jobBudgetMs
+    ) {
+      const next = Math.min(...computing.map((p) => (p.startedAt ?? now) + jobBudgetMs));
+      pending.timer = setTimeout(() => overBudget(slot, pending), Math.max(1, Math.ceil(next - now)) + 5);
+      return;
+    }
+    const others = settleAll(slot).filter((p) => p !== pending);
     slots.delete(slot);
     metrics?.workerEnded(slot.id);
-    if (pending && metrics) {
+    if (metrics) {
       metrics.ended(jobName(pending.job), 'over_budget', onWorkerSeconds(pending));
       metrics.overBudget(jobName(pending.job), 'time');
+      for (const other of others) metrics.ended(jobName(other.job), 'error', onWorkerSeconds(other));
     }
     void slot.worker.terminate();
     logger.warn('signing job over its budget: worker ended and replaced', {
       worker: slot.id,
       budgetMs: jobBudgetMs,
+      ...(others.length > 0 ? { otherJobs: others.length } : {}),
     });
-    const verb = pending && 'inspect' in pending.job ? 'read' : 'sign';
-    pending?.reject(
+    const verb = 'inspect' in pending.job ? 'read' : 'sign';
+    pending.reject(
       new ServiceError(
         'invalid_argument',
         `file: the document is too complex to ${verb} within ${seconds(jobBudgetMs)} s`,
         'file',
       ),
     );
+    for (const other of others) other.reject(restarted('another document on it ran over its budget'));
     replace();
   };
 
@@ -248,31 +328,42 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     // A worker ended over its budget has been taken out (and replaced) already.
     if (!slots.delete(slot)) return;
     metrics?.workerEnded(slot.id);
-    const pending = settle(slot);
+    const ended = settleAll(slot);
     if (closing) {
-      pending?.reject(new ServiceError('unavailable', 'the signer is shutting down'));
+      for (const pending of ended)
+        pending.reject(new ServiceError('unavailable', 'the signer is shutting down'));
       return;
     }
     const outOfMemory = isOutOfMemory(slot.error);
-    if (pending && metrics) {
-      metrics.ended(jobName(pending.job), outOfMemory ? 'over_budget' : 'error', onWorkerSeconds(pending));
-      if (outOfMemory) metrics.overBudget(jobName(pending.job), 'memory');
+    // Out of memory with one job: that document's fault. With several, which one cannot be told.
+    const [only] = ended.length === 1 ? ended : [];
+    if (metrics) {
+      for (const pending of ended) {
+        const overMemory = outOfMemory && pending === only;
+        metrics.ended(jobName(pending.job), overMemory ? 'over_budget' : 'error', onWorkerSeconds(pending));
+        if (overMemory) metrics.overBudget(jobName(pending.job), 'memory');
+      }
     }
     logger.error('signing worker stopped; replacing it', {
       worker: slot.id,
       exitCode: code,
       outOfMemory,
+      jobs: ended.length,
       err: slot.error,
     });
-    pending?.reject(
-      outOfMemory
-        ? new ServiceError(
-            'invalid_argument',
-            `file: the document needs more memory to sign than a signer allows (${workerHeapMb} MB)`,
-            'file',
-          )
-        : new Error(`signing worker stopped (exit code ${code})`, { cause: slot.error }),
-    );
+    for (const pending of ended) {
+      pending.reject(
+        outOfMemory && pending === only
+          ? new ServiceError(
+              'invalid_argument',
+              `file: the document needs more memory to sign than a signer allows (${workerHeapMb} MB)`,
+              'file',
+            )
+          : outOfMemory
+            ? restarted('it ran out of memory with several documents on it')
+            : new Error(`signing worker stopped (exit code ${code})`, { cause: slot.error }),
+      );
+    }
     replace();
   };
 
@@ -284,9 +375,19 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
         execArgv: [],
         resourceLimits: workerResourceLimits(workerHeapMb, options.workerYoungMb),
       });
-      const slot: Slot = { worker, id: nextWorkerId++, ready: false, idleSince: 0, jobs: 0 };
+      const slot: Slot = {
+        worker,
+        id: nextWorkerId++,
+        ready: false,
+        idleSince: 0,
+        jobs: 0,
+        running: new Map(),
+        waiting: new Set(),
+        bytes: 0,
+      };
       slots.add(slot);
-      worker.on('message', (message: SignJobReply | SignWorkerReady | SignWorkerLog | SignWorkerObserved) => {
+      type Message = SignJobReply | SignWorkerReady | SignWorkerLog | SignWorkerObserved | SignWorkerWaiting;
+      worker.on('message', (message: Message) => {
         if ('log' in message) {
           const { level, message: text, fields } = message.log;
           // Every worker checks qpdf at start-up: one warning of it is enough (warnings with fields,
@@ -294,6 +395,12 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
           if (level === 'warn' && !fields && warned.has(text)) return;
           if (level === 'warn') warned.add(text);
           logger[level](text, fields);
+          return;
+        }
+        if ('waiting' in message) {
+          // Stale ids (of jobs answered since) cannot occur: a job stops waiting before it answers.
+          slot.waiting = new Set(message.waiting);
+          dispatch();
           return;
         }
         if (!('id' in message) && 'observed' in message) {
@@ -311,9 +418,10 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
           return;
         }
         if (message.observed) metrics?.observed(slot.id, message.observed);
-        if (slot.job?.job.id !== message.id) return;
-        const pending = settle(slot);
-        if (pending && metrics) {
+        const pending = slot.running.get(message.id);
+        if (!pending) return;
+        settle(slot, pending);
+        if (metrics) {
           metrics.ended(
             jobName(pending.job),
             message.ok ? 'ok' : outcomeOf(message.error),
@@ -322,9 +430,9 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
           if ('result' in message) metrics.signed(message.result.pageCount);
         }
         if (message.ok) {
-          pending?.resolve(message);
+          pending.resolve(message);
         } else {
-          pending?.reject(errorFrom(message.error));
+          pending.reject(errorFrom(message.error));
         }
         dispatch();
       });
@@ -363,7 +471,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     },
     active: () => {
       let active = 0;
-      for (const slot of slots) if (slot.job) active += 1;
+      for (const slot of slots) active += slot.running.size;
       return active;
     },
     queued: () => queue.length,
@@ -381,7 +489,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
   const submit = (job: WorkerJob, transfer: ArrayBuffer): Promise<SignJobSuccess> => {
     if (closing) return Promise.reject(new ServiceError('unavailable', 'the signer is shutting down'));
     return new Promise<SignJobSuccess>((resolve, reject) => {
-      queue.push({ job, transfer, resolve, reject, queuedAt: performance.now() });
+      queue.push({ job, transfer, bytes: transfer.byteLength, resolve, reject, queuedAt: performance.now() });
       dispatch();
     });
   };
