@@ -317,7 +317,7 @@ const checkOutput = async (path: string): Promise<string | undefined> => {
 };
 
 const FEATURES: Record<Peer, string> = {
-  ours: 'visible stamp (PNG), audit page (verify URL + QR), audit data (XMP + Info), incremental; no DSS',
+  ours: 'visible stamp (PNG), audit page (verify URL + QR), audit data (XMP + Info), rewritten (incremental once signed); no DSS',
   libpdf: 'invisible, PAdES (ETSI.CAdES.detached), incremental; no stamp/audit/DSS',
   signpdf: 'invisible, adbe.pkcs7.detached, document re-saved by pdf-lib; no stamp/audit/DSS',
 };
@@ -338,7 +338,7 @@ const main = async () => {
     options: {
       runs: { type: 'string', default: '50' },
       'large-runs': { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '40' },
       peers: { type: 'string', default: PEERS.join(',') },
       levels: { type: 'string', default: LEVELS.join(',') },
       documents: { type: 'string', default: 'all' },
