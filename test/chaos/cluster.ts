@@ -8,7 +8,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connect, type NatsConnection } from 'nats';
+import { connect, StorageType, type NatsConnection } from 'nats';
 import { freePort, isListening } from '@esign/stack';
 
 const run = promisify(execFile);
@@ -168,10 +168,21 @@ export const startNatsCluster = async (dir: string): Promise<NatsCluster> => {
         () =>
           withConnection(async (nc) => {
             // Answered only once the JetStream meta group has a leader.
-            await (await nc.jetstreamManager({ timeout: 2000 })).getAccountInfo();
+            const jsm = await nc.jetstreamManager({ timeout: 2000 });
+            await jsm.getAccountInfo();
+            // And a stream on every server can be placed: a leader may be elected before the third
+            // server has joined ("no suitable peers for placement", once in CI).
+            const probe = `ESIGN_PROBE_${process.pid}_${Date.now()}`;
+            await jsm.streams.add({
+              name: probe,
+              subjects: [`esign.probe.${probe}`],
+              num_replicas: servers.length,
+              storage: StorageType.Memory,
+            });
+            await jsm.streams.delete(probe);
             return true;
           }),
-        'a JetStream meta leader',
+        'a JetStream meta leader with every server placeable',
         timeoutMs,
       );
     },

@@ -52,7 +52,9 @@ const timed = async <T>(work: Promise<T>) => {
 };
 
 describe('a job past its budget', () => {
-  const BUDGET_MS = 2000;
+  // 1 s: since the parser got faster, the heavy document below signed within 2 s on a quiet machine
+  // (once in CI), and nothing ran over.
+  const BUDGET_MS = 1000;
   let sut: TestSigner;
   beforeAll(async () => {
     sut = await startTestSigner({
@@ -82,7 +84,7 @@ describe('a job past its budget', () => {
     const { value: err, ms: heavyMs } = await heavyOutcome;
 
     expect(err).toMatchObject({ code: 'invalid_argument', field: 'file' });
-    expect(err.message).toBe('file: the document is too complex to sign within 2 s');
+    expect(err.message).toBe('file: the document is too complex to sign within 1 s');
     // Answered at the budget (plus the 18 MB upload and fetch), not after the several seconds of work.
     expect(heavyMs).toBeGreaterThanOrEqual(BUDGET_MS);
     expect(heavyMs).toBeLessThan(BUDGET_MS + 3000);
