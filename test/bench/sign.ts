@@ -365,6 +365,17 @@ const stdev = (values: number[]) => {
   return Math.sqrt(values.reduce((sum, v) => sum + (v - m) ** 2, 0) / (values.length - 1));
 };
 
+/** A 1-page signing request with a drawn signature, as the comparisons send it. */
+const smallSignForm = async () => {
+  const png = await makePng({ width: 300, height: 100 });
+  return multipart(await makePdf({ pages: 1 }), {
+    signerName: 'Bench Signer',
+    signerEmail: 'bench@example.com',
+    signatureData: `data:image/png;base64,${png.toString('base64')}`,
+    positions: JSON.stringify([{ x: 50, y: 85, page: 0, width: 25 }]),
+  });
+};
+
 /**
  * `--metrics-compare N`: what metrics cost per signing. Two stacks run side by side, the same but for
  * METRICS_EXPORTER (`none` in every service, or `prometheus` with every process scraped once a second,
@@ -374,14 +385,7 @@ const stdev = (values: number[]) => {
  */
 const compareMetrics = async (rounds: number) => {
   process.stdout.write('preparing fixtures and two stacks (metrics off, metrics on)…\n');
-  const small = await makePdf({ pages: 1 });
-  const png = await makePng({ width: 300, height: 100 });
-  const form = multipart(small, {
-    signerName: 'Bench Signer',
-    signerEmail: 'bench@example.com',
-    signatureData: `data:image/png;base64,${png.toString('base64')}`,
-    positions: JSON.stringify([{ x: 50, y: 85, page: 0, width: 25 }]),
-  });
+  const form = await smallSignForm();
   const modes = ['none', 'prometheus'] as const;
   type Mode = (typeof modes)[number];
   const stacks = new Map<Mode, TestStack>();
@@ -532,14 +536,7 @@ const accountMetricsCost = async (
 const compareTsa = async (delayMs: number) => {
   const connections = args['tsa-connections'].split(',').map(Number);
   process.stdout.write(`preparing fixtures and a TSA answering after ${delayMs} ms…\n`);
-  const small = await makePdf({ pages: 1 });
-  const png = await makePng({ width: 300, height: 100 });
-  const form = multipart(small, {
-    signerName: 'Bench Signer',
-    signerEmail: 'bench@example.com',
-    signatureData: `data:image/png;base64,${png.toString('base64')}`,
-    positions: JSON.stringify([{ x: 50, y: 85, page: 0, width: 25 }]),
-  });
+  const form = await smallSignForm();
   const tsa = await startTestTsa({ delayMs });
   type Side = { name: string; rates: Map<number, Result>; cpuMs: Map<number, number>; aloneMs: number };
   const sides: Side[] = [];

@@ -140,8 +140,9 @@ describe('startOutboxRelay', () => {
     expect(passes).toBe(2);
   });
 
-  it('writes one line when NATS goes away and one when publishing works again, not an error per pass', async () => {
-    const lines: { level: string; msg: string; dependency?: string; err?: unknown }[] = [];
+  /** Twenty passes fail with `failure`, then publishing works: the relay's log lines. */
+  const outageLines = async (failure: NatsError) => {
+    const lines: { level: string; msg: string; dependency?: string }[] = [];
     const logger = createLogger({
       service: 'test',
       write: (line) => lines.push(JSON.parse(line) as { level: string; msg: string }),
@@ -150,11 +151,8 @@ describe('startOutboxRelay', () => {
     const outbox: OutboxRepository = {
       publishPending(): Promise<TOutboxPass> {
         passes += 1;
-        // Twenty passes meet a publish buffered through the disconnect that times out.
         return Promise.resolve(
-          passes <= 20
-            ? { claimed: 1, published: 0, failure: new NatsError('TIMEOUT', ErrorCode.Timeout) }
-            : { claimed: 1, published: 1 },
+          passes <= 20 ? { claimed: 1, published: 0, failure } : { claimed: 1, published: 1 },
         );
       },
     };
@@ -169,40 +167,19 @@ describe('startOutboxRelay', () => {
     await vi.advanceTimersByTimeAsync(300);
     await sut.stop();
     expect(passes).toBeGreaterThan(21);
-    expect(lines.map((l) => [l.level, l.msg, l.dependency])).toEqual([
+    return lines.map((l) => [l.level, l.msg, l.dependency]);
+  };
+
+  it('writes one line when NATS goes away and one when publishing works again, not an error per pass', async () => {
+    // A publish buffered through the disconnect that times out.
+    expect(await outageLines(new NatsError('TIMEOUT', ErrorCode.Timeout))).toEqual([
       ['warn', 'dependency unavailable', 'message bus (outbox relay)'],
       ['info', 'dependency available again', 'message bus (outbox relay)'],
     ]);
   });
 
   it('writes one line while the stream elects a leader (no stream answers: 503), not an error', async () => {
-    const lines: { level: string; msg: string; dependency?: string }[] = [];
-    const logger = createLogger({
-      service: 'test',
-      write: (line) => lines.push(JSON.parse(line) as { level: string; msg: string }),
-    });
-    let passes = 0;
-    const outbox: OutboxRepository = {
-      publishPending(): Promise<TOutboxPass> {
-        passes += 1;
-        return Promise.resolve(
-          passes <= 20
-            ? { claimed: 1, published: 0, failure: new NatsError('503', ErrorCode.NoResponders) }
-            : { claimed: 1, published: 1 },
-        );
-      },
-    };
-    const sut = startOutboxRelay({
-      outbox,
-      subjects: ['events.x'],
-      publish: () => Promise.resolve({ published: [] }),
-      logger,
-      pollMs: 10,
-      batchSize: 10,
-    });
-    await vi.advanceTimersByTimeAsync(300);
-    await sut.stop();
-    expect(lines.map((l) => [l.level, l.msg, l.dependency])).toEqual([
+    expect(await outageLines(new NatsError('503', ErrorCode.NoResponders))).toEqual([
       ['warn', 'dependency unavailable', 'JetStream stream (outbox relay)'],
       ['info', 'dependency available again', 'JetStream stream (outbox relay)'],
     ]);
