@@ -1,4 +1,6 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
 import { PDFDocument, ParseSpeeds } from 'pdf-lib';
@@ -39,6 +41,25 @@ const handWritten = (): Buffer => {
   return Buffer.from(body, 'latin1');
 };
 
+const CORPUS = resolve(import.meta.dirname, '../../../../../../shared/corpus');
+const corpusFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? corpusFiles(join(dir, entry.name))
+      : entry.name.toLowerCase().endsWith('.pdf')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+
+/** The parse's objects, or the error's class when it fails (pdf-lib fails some damaged files). */
+const parsed = async (load: () => Promise<{ context: { enumerateIndirectObjects(): [unknown, unknown][] } }>) => {
+  try {
+    return objectsOf(await load());
+  } catch (error) {
+    return [`fails: ${(error as Error).constructor.name}`];
+  }
+};
+
 describe("fast-parse (pdf-lib's parser, faster)", () => {
   it('patches the build of pdf-lib that is imported here, and not the one compared with', () => {
     const commonJs = createRequire(import.meta.url)('pdf-lib') as typeof PdfLib;
@@ -57,4 +78,29 @@ describe("fast-parse (pdf-lib's parser, faster)", () => {
     expect(objectsOf(ours)).toEqual(objectsOf(theirs));
     expect(ours.getPageCount()).toBe(theirs.getPageCount());
   });
+
+  it('parses every file of the shared corpus (real-world, damaged, object streams) as pdf-lib does', async () => {
+    expect(existsSync(CORPUS), `the PDF corpus is missing: ${CORPUS}`).toBe(true);
+    const files = corpusFiles(CORPUS);
+    expect(files.length).toBeGreaterThan(400);
+    const warn = console.warn;
+    console.warn = () => undefined; // pdf-lib prints a line for each damaged object it skips
+    const different: string[] = [];
+    let parsedBoth = 0;
+    try {
+      for (const file of files) {
+        const bytes = readFileSync(file);
+        const ours = await parsed(() => PDFDocument.load(bytes, { ...options, ignoreEncryption: true }));
+        const theirs = await parsed(() =>
+          untouched.PDFDocument.load(bytes, { ...options, ignoreEncryption: true }),
+        );
+        if (JSON.stringify(ours) !== JSON.stringify(theirs)) different.push(file);
+        else if (!ours[0]?.startsWith('fails:')) parsedBoth += 1;
+      }
+    } finally {
+      console.warn = warn;
+    }
+    expect(different).toEqual([]);
+    expect(parsedBoth).toBeGreaterThan(400);
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as PdfLib from 'pdf-lib';
-import type { PDFContext, PDFDict, PDFName, PDFObject } from 'pdf-lib';
+import type { PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream } from 'pdf-lib';
+import { inflateWithinBudget } from './decode-budget';
 
 /**
  * Faster versions of pdf-lib's hottest parsing steps, with the same results. pdf-lib's parser reads
@@ -10,7 +11,8 @@ import type { PDFContext, PDFDict, PDFName, PDFObject } from 'pdf-lib';
  * These scan the bytes in place instead. They keep pdf-lib's byte position, line and column exactly
  * as its own would (its errors report them), return the same objects (names and references are
  * pooled by pdf-lib: the same instances), and leave anything unusual (a number that is not a plain
- * integer, a name with a #-escape) to pdf-lib's own code.
+ * integer, a name with a #-escape) to pdf-lib's own code. Object and cross-reference streams that
+ * are only deflated are inflated by zlib (pdf-lib ignores a FlateDecode's /DecodeParms too).
  */
 
 interface Stream {
@@ -160,4 +162,18 @@ PDFObjectParser.prototype.parseDict = function parseDict(this: Parser): PDFDict 
   if (type === PAGES) return lib.PDFPageTree.fromMapWithContext(dict, this.context);
   if (type === PAGE) return lib.PDFPageLeaf.fromMapWithContext(dict, this.context);
   return lib.PDFDict.fromMapWithContext(dict, this.context);
+};
+
+const { default: ByteStream } = load('pdf-lib/cjs/core/parser/ByteStream.js') as {
+  default: { of(bytes: Uint8Array): unknown; fromPDFRawStream(stream: PDFRawStream): unknown };
+};
+const FILTER = Name.of('Filter');
+const FLATE_DECODE = Name.of('FlateDecode');
+const originalFromPDFRawStream = ByteStream.fromPDFRawStream.bind(ByteStream);
+ByteStream.fromPDFRawStream = function fromPDFRawStream(stream: PDFRawStream): unknown {
+  if (stream.dict.lookup(FILTER) === FLATE_DECODE) {
+    const inflated = inflateWithinBudget(stream.contents);
+    if (inflated) return ByteStream.of(inflated);
+  }
+  return originalFromPDFRawStream(stream);
 };
