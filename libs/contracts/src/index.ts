@@ -13,3 +13,4 @@ export * from './plans';
 export * from './account';
 export * from './webhook';
 export * from './verify';
+export * from './envelope';

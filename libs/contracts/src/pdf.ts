@@ -87,5 +87,14 @@ export const signedFileNameFor = (fileName: string): string => {
 export const PdfInspect = defineRequest(
   'pdf.inspect',
   z.object({ uploadKey: z.string().min(1) }),
-  z.object({ pageCount: z.number().int().positive() }),
+  z.object({
+    pageCount: z.number().int().positive(),
+    /**
+     * Each page's size as a person sees it (after /Rotate, within the crop box), in points: what the
+     * gateway checks field boxes against (envelopes). Absent from an older signer.
+     */
+    pageSizes: z.array(z.object({ width: z.number().positive(), height: z.number().positive() })).optional(),
+    /** `sha256:` of the upload's bytes (absent from an older signer). */
+    fileHash: ZFileHash.optional(),
+  }),
 );
