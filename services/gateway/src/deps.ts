@@ -6,6 +6,7 @@ import type { KeyCache } from './http/key-cache';
 import type { RateCounter } from './http/rate-counter';
 import type { EdgeMetrics } from './http/request-metrics';
 import type { SigningPorts } from './operations/ports';
+import type { EnvelopePorts } from './operations/envelope-ports';
 import type { SendingPorts } from './operations/sending-ports';
 import type { SigningLinkPorts } from './operations/signing-link-ports';
 import type { TemplatePorts } from './operations/template-ports';
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   verifying: VerifyingPorts;
   /** The public signing page's view of signing requests by link, of their originals and of signing. */
   signingLink: SigningLinkPorts;
+  /** Envelopes' view of document-store's envelopes, the signer and object storage. */
+  envelopes: EnvelopePorts;
   /** Template filling's view of the template service and of the PDFs it stores. */
   templates: TemplatePorts;
 }

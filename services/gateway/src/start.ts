@@ -20,6 +20,7 @@ import { answerClientError, isRefusedBySize } from './http/client-error';
 import { createEdgeMetrics, UNMATCHED_ROUTE, type EdgeMetrics } from './http/request-metrics';
 import { createRateCounter } from './http/rate-counter';
 import { createSigningPorts } from './operations/ports';
+import { createEnvelopePorts } from './operations/envelope-ports';
 import { createSendingPorts } from './operations/sending-ports';
 import { createSigningLinkPorts } from './operations/signing-link-ports';
 import { createTemplatePorts } from './operations/template-ports';
@@ -80,6 +81,7 @@ export const startGateway = (
     const verifying = createVerifyingPorts({ bus });
     const signingLink = createSigningLinkPorts({ bus, blob, signing, logger });
     const templates = createTemplatePorts({ bus, blob, logger });
+    const envelopes = createEnvelopePorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
     const edge = createEdgeMetrics(metrics);
     const app = createApp({
       config,
@@ -93,6 +95,7 @@ export const startGateway = (
       sending,
       verifying,
       signingLink,
+      envelopes,
       templates,
     });
     const server = await use(httpServer({ app, port: config.PORT, metrics: edge }));

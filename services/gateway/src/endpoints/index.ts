@@ -21,6 +21,22 @@ import {
   recordSigningViewOperation,
   signThroughLinkOperation,
 } from './signing-page';
+import {
+  cancelEnvelopeOperation,
+  createEnvelopeOperation,
+  getEnvelopeDocumentOperation,
+  getEnvelopeOperation,
+  listEnvelopesOperation,
+} from './envelopes';
+import {
+  approveEnvelopeThroughLinkOperation,
+  declineEnvelopeThroughLinkOperation,
+  getEnvelopeLinkDocumentOperation,
+  getEnvelopeRecipientOperation,
+  openEnvelopePageOperation,
+  recordEnvelopeViewOperation,
+  signEnvelopeThroughLinkOperation,
+} from './envelope-page';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
 import { listSentRequestsOperation } from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
@@ -80,6 +96,18 @@ export const OPERATIONS: readonly AnyOperation[] = [
   recordSigningViewOperation,
   signThroughLinkOperation,
   declineThroughLinkOperation,
+  createEnvelopeOperation,
+  listEnvelopesOperation,
+  getEnvelopeOperation,
+  cancelEnvelopeOperation,
+  getEnvelopeDocumentOperation,
+  openEnvelopePageOperation,
+  getEnvelopeRecipientOperation,
+  getEnvelopeLinkDocumentOperation,
+  recordEnvelopeViewOperation,
+  signEnvelopeThroughLinkOperation,
+  approveEnvelopeThroughLinkOperation,
+  declineEnvelopeThroughLinkOperation,
   listDocumentsOperation.session,
   getDocumentOperation.session,
   downloadDocumentOperation.session,

@@ -1,0 +1,469 @@
+import {
+  MAX_DECLINE_REASON_LENGTH,
+  MAX_SIGNATURE_IMAGE_BYTES,
+  MAX_TEXT_FIELD_LENGTH,
+  ServiceError,
+  ZEnvelopeField,
+  ZEnvelopeId,
+  ZEnvelopeStatus,
+  ZHexColor,
+  ZIsoTimestamp,
+  ZOtherRecipient,
+  ZRecipientRole,
+  ZRecipientStatus,
+  type TSignature,
+} from '@esign/contracts';
+import { z } from 'zod';
+import { named } from '../api/named';
+import { defineOperation, type OperationResult } from '../api/operation';
+import { escapeHtml } from '../http/html';
+import { isSigningToken, signingTokenHash } from '../http/signing-token';
+import { loadWebPage, WEB_CONTENT_SECURITY_POLICY } from '../http/web-pages';
+import {
+  ENVELOPE_ENDED_MESSAGES,
+  EnvelopeLinkEndedError,
+  UNKNOWN_ENVELOPE_LINK_MESSAGE,
+  approveEnvelopeStep,
+  declineEnvelopeStep,
+  endingOf,
+  findActingLink,
+  findEnvelopeLink,
+  signEnvelopeStep,
+  type EnvelopeEnding,
+} from '../operations/envelope-step';
+
+/**
+ * The page a recipient of an envelope opens from their email (`/e/<token>`) and the calls it makes, as
+ * for send's page: the GET changes nothing; the page's script sends the token in `X-Signing-Token`, and
+ * logs and traces see `/e/:token`.
+ */
+
+const TAG = 'Envelope signing page';
+
+const PAGE_HEADERS = {
+  'Content-Security-Policy': WEB_CONTENT_SECURITY_POLICY,
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Robots-Tag': 'noindex, nofollow',
+};
+
+const ENDED_TITLES: Record<EnvelopeEnding, string> = {
+  completed: 'Envelope complete',
+  declined: 'Envelope declined',
+  canceled: 'Envelope canceled',
+  expired: 'Link expired',
+  acted: 'Already done',
+};
+
+const messagePage = (title: string, message: string): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f3f4f6;color:#111827}
+main{max-width:36rem;margin:4rem auto;padding:2rem;background:#fff;border-radius:.75rem;box-shadow:0 1px 3px rgba(0,0,0,.1)}
+h1{font-size:1.4rem;margin-top:0}
+p{line-height:1.5}
+</style>
+</head>
+<body>
+<main role="main">
+<h1>${escapeHtml(title)}</h1>
+<p id="message">${escapeHtml(message)}</p>
+</main>
+</body>
+</html>
+`;
+
+const tokenOf = (headers: { 'X-Signing-Token'?: string | undefined }): { hash: string } => {
+  const token = headers['X-Signing-Token'];
+  if (!token || !isSigningToken(token)) throw new ServiceError('not_found', UNKNOWN_ENVELOPE_LINK_MESSAGE);
+  return { hash: signingTokenHash(token) };
+};
+
+const ZTokenHeaders = z.object({
+  'X-Signing-Token': z.string().max(200).optional().meta({
+    description: 'The token of the envelope link (the part after /e/)',
+  }),
+});
+
+export const ZEnvelopeLinkEnded = named(
+  'EnvelopeLinkEnded',
+  'The link can no longer be used: the envelope completed, was declined, canceled or expired, or this recipient already acted.',
+  z.object({ error: z.string(), status: z.enum(['completed', 'declined', 'canceled', 'expired', 'acted']) }),
+);
+const ENDED_RESPONSE = { description: 'The link has ended', json: ZEnvelopeLinkEnded };
+
+const answeringEnded = async (work: () => Promise<OperationResult>): Promise<OperationResult> => {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof EnvelopeLinkEndedError) {
+      return {
+        status: 410,
+        json: { error: err.message, status: err.ending },
+        headers: { 'Cache-Control': 'no-store' },
+      };
+    }
+    throw err;
+  }
+};
+
+export const ZEnvelopeRecipientView = named(
+  'EnvelopeRecipientView',
+  'What the envelope signing page shows its recipient: the document, their own fields, and the others by name and progress.',
+  z.object({
+    envelopeId: ZEnvelopeId,
+    envelopeStatus: ZEnvelopeStatus,
+    fileName: z.string(),
+    subject: z.string(),
+    message: z.string().nullable().meta({ description: "The sender's message: text, never HTML" }),
+    senderEmail: z.string(),
+    pageCount: z.number().int().positive(),
+    expiresAt: ZIsoTimestamp,
+    recipient: z.object({
+      name: z.string(),
+      email: z.string(),
+      role: ZRecipientRole,
+      order: z.number().int(),
+      status: ZRecipientStatus,
+      fields: z.array(ZEnvelopeField),
+    }),
+    others: z.array(ZOtherRecipient),
+  }),
+);
+
+export const openEnvelopePageOperation = defineOperation({
+  id: 'openEnvelopePage',
+  method: 'get',
+  path: '/e/{token}',
+  tag: TAG,
+  summary: 'The signing page of an envelope link',
+  description:
+    'The page a recipient of an envelope opens from their email. Opening it changes nothing. An unknown or replaced link answers 404; a link of an envelope that ended, or of a recipient who already acted, answers 410; each with a page that says so.',
+  auth: 'none',
+  dashboard: true,
+  request: { params: z.object({ token: z.string().meta({ description: 'The token of the link' }) }) },
+  responses: {
+    200: { description: 'The signing page', html: true },
+    404: { description: 'Not a valid link', html: true },
+    410: { description: 'The link has ended', html: true },
+  },
+  errors: ['unavailable', 'internal'],
+  async handle({ params }, deps) {
+    const notValid = {
+      status: 404,
+      html: messagePage('Link not valid', UNKNOWN_ENVELOPE_LINK_MESSAGE),
+      headers: PAGE_HEADERS,
+    } as const;
+    if (!isSigningToken(params.token)) return notValid;
+    const link = await findEnvelopeLink(deps.envelopes, signingTokenHash(params.token)).catch(
+      (err: unknown) => {
+        if (err instanceof ServiceError && err.code === 'not_found') return undefined;
+        throw err;
+      },
+    );
+    if (!link) return notValid;
+    const ending = endingOf(link);
+    if (ending) {
+      return {
+        status: 410,
+        html: messagePage(ENDED_TITLES[ending], ENVELOPE_ENDED_MESSAGES[ending]),
+        headers: PAGE_HEADERS,
+      };
+    }
+    const html = loadWebPage('envelope');
+    if (html === undefined) {
+      throw new ServiceError('unavailable', 'The envelope signing page is not built: run `pnpm build:web`.');
+    }
+    return { status: 200, html, headers: PAGE_HEADERS };
+  },
+});
+
+export const getEnvelopeRecipientOperation = defineOperation({
+  id: 'getEnvelopeRecipient',
+  method: 'get',
+  path: '/envelope/api/recipient',
+  tag: TAG,
+  summary: 'The envelope and recipient behind a link',
+  description:
+    'Who asks what of this recipient, with their fields. Changes nothing. 404 for an unknown link, 410 for one that has ended.',
+  auth: 'none',
+  dashboard: true,
+  request: { headers: ZTokenHeaders },
+  responses: {
+    200: { description: 'The recipient view', json: ZEnvelopeRecipientView },
+    410: ENDED_RESPONSE,
+  },
+  errors: ['not_found', 'unavailable', 'internal'],
+  handle: ({ headers }, deps) =>
+    answeringEnded(async () => {
+      const link = await findActingLink(deps.envelopes, tokenOf(headers).hash);
+      const { recipient } = link;
+      return {
+        status: 200,
+        json: {
+          envelopeId: link.envelopeId,
+          envelopeStatus: link.envelopeStatus,
+          fileName: link.fileName,
+          subject: link.subject,
+          message: link.message,
+          senderEmail: link.senderEmail,
+          pageCount: link.pageCount,
+          expiresAt: link.expiresAt,
+          recipient: {
+            name: recipient.name,
+            email: recipient.email,
+            role: recipient.role,
+            order: recipient.order,
+            status: recipient.status,
+            fields: recipient.fields,
+          },
+          others: link.others,
+        },
+        headers: { 'Cache-Control': 'no-store' },
+      };
+    }),
+});
+
+export const getEnvelopeLinkDocumentOperation = defineOperation({
+  id: 'getEnvelopeLinkDocument',
+  method: 'get',
+  path: '/envelope/api/document',
+  tag: TAG,
+  summary: 'The PDF to sign, as it stands',
+  description:
+    'The document with the signatures of the groups before this one, for the page to show. Changes nothing.',
+  auth: 'none',
+  dashboard: true,
+  request: { headers: ZTokenHeaders },
+  responses: { 200: { description: 'The PDF', binary: 'application/pdf' }, 410: ENDED_RESPONSE },
+  errors: ['not_found', 'unavailable', 'internal'],
+  handle: ({ headers }, deps) =>
+    answeringEnded(async () => {
+      const link = await findActingLink(deps.envelopes, tokenOf(headers).hash);
+      const size = (await deps.envelopes.statObject(link.objectKey))?.size;
+      if (size === undefined) throw new ServiceError('not_found', 'The document is no longer available.');
+      return {
+        status: 200,
+        stream: await deps.envelopes.openObject(link.objectKey),
+        contentType: 'application/pdf',
+        size,
+        headers: { 'Cache-Control': 'no-store', 'Content-Disposition': 'inline' },
+      };
+    }),
+});
+
+export const recordEnvelopeViewOperation = defineOperation({
+  id: 'recordEnvelopeView',
+  method: 'post',
+  path: '/envelope/api/view',
+  tag: TAG,
+  summary: 'The document was shown',
+  description:
+    "The page reports that the recipient's browser has shown the document (the first report sets viewedAt; every one is in the story with IP and user agent).",
+  auth: 'none',
+  dashboard: true,
+  originCheck: 'ifSent',
+  request: { headers: ZTokenHeaders },
+  responses: {
+    200: { description: 'Recorded', json: z.object({ viewedAt: ZIsoTimestamp }) },
+    410: ENDED_RESPONSE,
+  },
+  errors: ['not_found', 'conflict', 'unavailable', 'internal'],
+  handle: ({ headers, client }, deps) =>
+    answeringEnded(async () => {
+      const tokenHash = tokenOf(headers).hash;
+      await findActingLink(deps.envelopes, tokenHash);
+      const viewed = await deps.envelopes.recordView({
+        tokenHash,
+        ipAddress: client.ip,
+        userAgent: client.userAgent,
+      });
+      return { status: 200, json: { viewedAt: viewed.viewedAt } };
+    }),
+});
+
+const EMPTY_SIGNATURE = 'Please draw or type your signature first.';
+const hasVisible = (v: string) => /[^\s\p{Cf}\p{Zs}\p{Cc}]/u.test(v);
+const ZPageSignature = (empty: string) =>
+  z.discriminatedUnion(
+    'mode',
+    [
+      z.object({
+        mode: z.literal('draw'),
+        imageBase64: z
+          .string({ error: empty })
+          .min(1, empty)
+          .max(Math.ceil(MAX_SIGNATURE_IMAGE_BYTES / 3) * 4, 'The drawing is too large.'),
+      }),
+      z.object({
+        mode: z.literal('type'),
+        typedName: z
+          .string({ error: empty })
+          .trim()
+          .max(200, 'At most 200 characters.')
+          .refine(hasVisible, empty),
+        color: ZHexColor,
+      }),
+    ],
+    { error: empty },
+  );
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A drawn signature must be a PNG (the page's canvas makes one); a typed one keeps its colour in lower case. */
+const toSignature = (given: z.infer<ReturnType<typeof ZPageSignature>>, field: string): TSignature => {
+  if (given.mode === 'draw') {
+    const bytes = Buffer.from(given.imageBase64, 'base64');
+    if (bytes.length < PNG_MAGIC.length || !bytes.subarray(0, 8).equals(PNG_MAGIC)) {
+      throw new ServiceError('invalid_argument', `${field}: the drawing must be a PNG image.`, field);
+    }
+    return { mode: 'draw', imageBase64: bytes.toString('base64') };
+  }
+  return { mode: 'type', typedName: given.typedName, color: given.color.toLowerCase() };
+};
+
+export const ZEnvelopePageSign = z.object({
+  signature: ZPageSignature(EMPTY_SIGNATURE),
+  initials: ZPageSignature('Please draw or type your initials first.').optional(),
+  values: z
+    .record(z.string().regex(/^\d{1,3}$/), z.union([z.string().max(MAX_TEXT_FIELD_LENGTH), z.boolean()]))
+    .default({})
+    .meta({
+      description: "Values of the recipient's text and checkbox fields, by the field's index in their list",
+    }),
+});
+
+const ZActed = z.object({
+  status: ZRecipientStatus,
+  actedAt: ZIsoTimestamp,
+  envelopeStatus: ZEnvelopeStatus,
+  completing: z
+    .boolean()
+    .meta({ description: 'true when this was the last act: the envelope is being sealed' }),
+});
+
+export const signEnvelopeThroughLinkOperation = defineOperation({
+  id: 'signEnvelopeThroughLink',
+  method: 'post',
+  path: '/envelope/api/sign',
+  tag: TAG,
+  summary: 'Sign from the envelope page',
+  description:
+    'Signs as this recipient: their fields are drawn (signature and initials adopted once, dates of today, name and email, the text and checkboxes given) and a digital signature of their own is appended to the document as it stands. A required field left empty answers 400 naming it. Signers of one group may sign at the same time: each waits its turn to append. The link then answers 410.',
+  auth: 'none',
+  dashboard: true,
+  originCheck: 'ifSent',
+  request: {
+    headers: ZTokenHeaders,
+    json: ZEnvelopePageSign,
+    example: {
+      signature: { mode: 'type', typedName: 'Ada Lovelace', color: '#1e3a8a' },
+      values: { '2': 'Lisbon' },
+    },
+  },
+  responses: { 200: { description: 'Signed', json: ZActed }, 410: ENDED_RESPONSE },
+  errors: ['invalid_argument', 'not_found', 'conflict', 'unavailable', 'internal'],
+  handle: ({ headers, body, client }, deps) =>
+    answeringEnded(async () => {
+      const reply = await signEnvelopeStep(deps.envelopes, {
+        tokenHash: tokenOf(headers).hash,
+        signature: toSignature(body.signature, 'signature'),
+        initials: body.initials ? toSignature(body.initials, 'initials') : undefined,
+        values: body.values,
+        ipAddress: client.ip,
+        userAgent: client.userAgent,
+        deadline: Date.now() + deps.config.SIGN_TIMEOUT_MS,
+      });
+      return {
+        status: 200,
+        json: {
+          status: reply.recipientStatus,
+          actedAt: reply.actedAt,
+          envelopeStatus: reply.envelopeStatus,
+          completing: reply.completing,
+        },
+      };
+    }),
+});
+
+export const approveEnvelopeThroughLinkOperation = defineOperation({
+  id: 'approveEnvelopeThroughLink',
+  method: 'post',
+  path: '/envelope/api/approve',
+  tag: TAG,
+  summary: 'Approve from the envelope page',
+  description: 'An approver approves the document as it stands. The link then answers 410.',
+  auth: 'none',
+  dashboard: true,
+  originCheck: 'ifSent',
+  request: { headers: ZTokenHeaders },
+  responses: { 200: { description: 'Approved', json: ZActed }, 410: ENDED_RESPONSE },
+  errors: ['not_found', 'conflict', 'unavailable', 'internal'],
+  handle: ({ headers, client }, deps) =>
+    answeringEnded(async () => {
+      const reply = await approveEnvelopeStep(deps.envelopes, {
+        tokenHash: tokenOf(headers).hash,
+        ipAddress: client.ip,
+        userAgent: client.userAgent,
+      });
+      return {
+        status: 200,
+        json: {
+          status: reply.recipientStatus,
+          actedAt: reply.actedAt,
+          envelopeStatus: reply.envelopeStatus,
+          completing: reply.completing,
+        },
+      };
+    }),
+});
+
+export const declineEnvelopeThroughLinkOperation = defineOperation({
+  id: 'declineEnvelopeThroughLink',
+  method: 'post',
+  path: '/envelope/api/decline',
+  tag: TAG,
+  summary: 'Decline from the envelope page',
+  description:
+    'A signer or approver declines with a reason (required): the envelope ends, every link dies, the sender and those who already acted are told.',
+  auth: 'none',
+  dashboard: true,
+  originCheck: 'ifSent',
+  request: {
+    headers: ZTokenHeaders,
+    json: z.object({
+      reason: z
+        .string({ error: 'Please tell the sender why you decline (a reason is required).' })
+        .trim()
+        .max(MAX_DECLINE_REASON_LENGTH, `The reason must be at most ${MAX_DECLINE_REASON_LENGTH} characters.`)
+        .refine(hasVisible, 'Please tell the sender why you decline (a reason is required).'),
+    }),
+    example: { reason: 'The start date is wrong: it should be 1 March.' },
+  },
+  responses: { 200: { description: 'Declined', json: ZActed }, 410: ENDED_RESPONSE },
+  errors: ['invalid_argument', 'not_found', 'conflict', 'unavailable', 'internal'],
+  handle: ({ headers, body, client }, deps) =>
+    answeringEnded(async () => {
+      const reply = await declineEnvelopeStep(deps.envelopes, {
+        tokenHash: tokenOf(headers).hash,
+        reason: body.reason,
+        ipAddress: client.ip,
+        userAgent: client.userAgent,
+      });
+      return {
+        status: 200,
+        json: {
+          status: reply.recipientStatus,
+          actedAt: reply.actedAt,
+          envelopeStatus: reply.envelopeStatus,
+          completing: reply.completing,
+        },
+      };
+    }),
+});

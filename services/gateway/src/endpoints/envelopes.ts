@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { UPLOAD_PREFIX } from '@esign/blob';
+import { ServiceError, signedFileNameFor } from '@esign/contracts';
+import { z } from 'zod';
+import { defineOperation } from '../api/operation';
+import { ZIdempotencyHeaders } from '../api/public-schemas';
+import { attachment } from '../http/content-disposition';
+import { createEnvelope } from '../operations/create-envelope';
+import { fingerprintOf } from '../operations/idempotency';
+import {
+  ENVELOPE_EXAMPLE,
+  ZEnvelopeFields,
+  ZEnvelopeIdParams,
+  ZEnvelopeList,
+  ZEnvelopeListQuery,
+  ZPublicEnvelope,
+  isEnvelopeId,
+} from './envelopes.schemas';
+import { planLimitedFile } from './sign-fields';
+
+const TAG = 'Envelopes';
+
+const knownEnvelopeId = (id: string): string => {
+  if (!isEnvelopeId(id)) throw new ServiceError('not_found', `No envelope ${id.slice(0, 40)}`);
+  return id;
+};
+
+export const createEnvelopeOperation = defineOperation({
+  id: 'createEnvelope',
+  method: 'post',
+  path: '/api/v1/envelopes',
+  tag: TAG,
+  summary: 'Send a PDF to several recipients, in order',
+  description:
+    "Upload a PDF (at most 10 MB; 413 above) and name its recipients: signers (each signs with a digital signature of their own and fills their fields), approvers (approve or decline) and people in copy (receive the completed document). Recipients with the same `order` act in parallel; groups act in ascending order, and the server enforces it: a recipient's link is created and emailed only when their group's turn comes. Everything is checked against the document at once (pages, boxes inside the page, at most 50 recipients and 200 fields, distinct emails per group, a signature field per signer); a 400 names the recipient and field at fault. Answers 201 with the envelope; follow it with GET /api/v1/envelopes/{envelopeId}. With Idempotency-Key, a retry answers the same envelope and sends no second email.",
+  auth: 'apiKey',
+  idempotent: true,
+  request: {
+    headers: ZIdempotencyHeaders,
+    multipart: {
+      fields: ZEnvelopeFields,
+      file: planLimitedFile({
+        description: 'The PDF to sign',
+        accept: ['pdf'],
+        maxBytes: (config) => config.SEND_MAX_FILE_BYTES,
+      }),
+    },
+    example: ENVELOPE_EXAMPLE,
+  },
+  responses: {
+    201: {
+      description: 'The envelope exists and the first group is being emailed',
+      json: ZPublicEnvelope,
+      headers: {
+        'Idempotent-Replayed': {
+          description: 'true when an earlier request with the same Idempotency-Key made this envelope',
+          schema: z.literal('true'),
+          required: false,
+        },
+      },
+    },
+  },
+  errors: ['invalid_argument', 'conflict', 'too_large', 'unavailable', 'internal'],
+  async handle(input, deps) {
+    const { caller, file, fields } = input;
+    const idempotencyKey = input.headers['Idempotency-Key'];
+    const { replayed, ...envelope } = await createEnvelope(deps.envelopes, {
+      accountId: caller.accountId,
+      senderEmail: caller.email,
+      upload: file,
+      recipients: fields.recipients,
+      subject: fields.subject,
+      message: fields.message,
+      expiresInDays: fields.expiresInDays,
+      reminders: fields.reminders,
+      idempotency: idempotencyKey
+        ? { key: idempotencyKey, requestHash: fingerprintOf(file, input.rawFields) }
+        : undefined,
+    });
+    return {
+      status: 201,
+      json: envelope,
+      headers: { 'Cache-Control': 'no-store', ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) },
+    };
+  },
+});
+
+export const getEnvelopeOperation = defineOperation({
+  id: 'getEnvelope',
+  method: 'get',
+  path: '/api/v1/envelopes/{envelopeId}',
+  tag: TAG,
+  summary: 'An envelope and where each recipient stands',
+  description:
+    "The envelope's status (pending, completed, declined, canceled, expired), each recipient's status (waiting, notified, viewed, signed, approved, declined) with its times, and once completed the fileHash of the final document (which GET /api/v1/documents/{auditId} lists under the envelope's auditId). An unknown envelope or another account's answers 404.",
+  auth: 'apiKey',
+  request: { params: ZEnvelopeIdParams },
+  responses: { 200: { description: 'The envelope', json: ZPublicEnvelope } },
+  errors: ['not_found', 'unavailable', 'internal'],
+  async handle({ params, caller }, deps) {
+    const envelope = await deps.envelopes.get(caller.accountId, knownEnvelopeId(params.envelopeId));
+    return { status: 200, json: envelope, headers: { 'Cache-Control': 'no-store' } };
+  },
+});
+
+export const listEnvelopesOperation = defineOperation({
+  id: 'listEnvelopes',
+  method: 'get',
+  path: '/api/v1/envelopes',
+  tag: TAG,
+  summary: "The account's envelopes",
+  description:
+    'Newest first, optionally only those in one status; pass nextCursor as cursor for the next page.',
+  auth: 'apiKey',
+  request: { query: ZEnvelopeListQuery },
+  responses: { 200: { description: 'A page of envelopes', json: ZEnvelopeList } },
+  errors: ['invalid_argument', 'unavailable', 'internal'],
+  async handle({ query, caller }, deps) {
+    const page = await deps.envelopes.list({
+      accountId: caller.accountId,
+      status: query.status,
+      limit: query.limit,
+      cursor: query.cursor,
+    });
+    return { status: 200, json: page, headers: { 'Cache-Control': 'no-store' } };
+  },
+});
+
+export const cancelEnvelopeOperation = defineOperation({
+  id: 'cancelEnvelope',
+  method: 'post',
+  path: '/api/v1/envelopes/{envelopeId}/cancel',
+  tag: TAG,
+  summary: 'Cancel a pending envelope',
+  description:
+    "Every link stops working at once (410) and the recipients whose turn had come are told by email. Only a pending envelope can be canceled (409 otherwise); an unknown envelope or another account's answers 404.",
+  auth: 'apiKey',
+  request: { params: ZEnvelopeIdParams },
+  responses: { 200: { description: 'Canceled', json: ZPublicEnvelope } },
+  errors: ['not_found', 'conflict', 'unavailable', 'internal'],
+  async handle({ params, caller }, deps) {
+    const { replayed: _replayed, ...envelope } = await deps.envelopes.cancel(
+      caller.accountId,
+      knownEnvelopeId(params.envelopeId),
+    );
+    deps.logger.info('envelope canceled', { envelopeId: envelope.envelopeId });
+    return { status: 200, json: envelope };
+  },
+});
+
+export const getEnvelopeDocumentOperation = defineOperation({
+  id: 'getEnvelopeDocument',
+  method: 'get',
+  path: '/api/v1/envelopes/{envelopeId}/document',
+  tag: TAG,
+  summary: 'The document as it stands',
+  description:
+    "Once completed, the final document (every signer's signature, the certificate of completion and the service's seal; X-Complete: true). Before that, the signed revisions so far as a copy with every page marked as not yet complete (X-Complete: false): it is never presented as the finished document.",
+  auth: 'apiKey',
+  request: { params: ZEnvelopeIdParams },
+  responses: {
+    200: {
+      description: 'The PDF',
+      binary: 'application/pdf',
+      headers: {
+        'X-Complete': {
+          description: 'true for the completed document, false for a marked copy',
+          schema: z.enum(['true', 'false']),
+        },
+      },
+    },
+  },
+  errors: ['not_found', 'unavailable', 'internal'],
+  async handle({ params, caller }, deps) {
+    const ports = deps.envelopes;
+    const where = await ports.document(caller.accountId, knownEnvelopeId(params.envelopeId));
+    if (where.complete) {
+      const stat = await ports.statObject(where.objectKey);
+      if (!stat) throw new ServiceError('unavailable', 'The completed document is not readable right now.');
+      return {
+        status: 200,
+        stream: await ports.openObject(where.objectKey),
+        contentType: 'application/pdf',
+        size: stat.size,
+        headers: {
+          'Content-Disposition': attachment(signedFileNameFor(where.fileName)),
+          'X-Complete': 'true',
+          'Cache-Control': 'no-store',
+        },
+      };
+    }
+    const note = `${where.signersDone} of ${where.signersTotal} signer${where.signersTotal === 1 ? ' has' : 's have'} signed (envelope ${where.status})`;
+    // A copy marked on every page, under uploads/ (expires by itself); removed once sent.
+    const copyKey = `${UPLOAD_PREFIX}${randomUUID()}`;
+    const marked = await ports.markIncomplete(where.objectKey, copyKey, `NOT COMPLETE: ${note}`);
+    const stream = await ports.openObject(marked.objectKey);
+    stream.once('close', () => void ports.removeObject(marked.objectKey).catch(() => undefined));
+    const base = where.fileName.replace(/\.pdf$/i, '') || 'document';
+    return {
+      status: 200,
+      stream,
+      contentType: 'application/pdf',
+      size: marked.size,
+      headers: {
+        'Content-Disposition': attachment(`${base}-incomplete.pdf`),
+        'X-Complete': 'false',
+        'Cache-Control': 'no-store',
+      },
+    };
+  },
+});

@@ -1,0 +1,114 @@
+import type { Readable } from 'node:stream';
+import type { BlobStore } from '@esign/blob';
+import { RequestTimeoutError, type Bus } from '@esign/bus';
+import {
+  EnvelopeApprove,
+  EnvelopeCancel,
+  EnvelopeClaim,
+  EnvelopeCreate,
+  EnvelopeDecline,
+  EnvelopeDocument,
+  EnvelopeFindByToken,
+  EnvelopeGet,
+  EnvelopeList,
+  EnvelopeRecordRevision,
+  EnvelopeRecordView,
+  EnvelopeRelease,
+  PdfInspect,
+  PdfMarkIncomplete,
+  PdfSignRevision,
+  type TActionReply,
+  type TEnvelope,
+} from '@esign/contracts';
+import type { Logger } from '@esign/telemetry';
+import type { z } from 'zod';
+import { OutcomeUnknownError } from './sending-ports';
+
+export type TCreateEnvelope = z.input<typeof EnvelopeCreate.request>;
+export type TEnvelopeList = z.infer<typeof EnvelopeList.reply>;
+export type TEnvelopeListRequest = z.infer<typeof EnvelopeList.request>;
+export type TEnvelopeDocument = z.infer<typeof EnvelopeDocument.reply>;
+export type TEnvelopeLink = z.infer<typeof EnvelopeFindByToken.reply>;
+export type TEnvelopeClaim = z.infer<typeof EnvelopeClaim.reply>;
+export type TRecordRevision = z.infer<typeof EnvelopeRecordRevision.request>;
+export type TSignRevision = z.infer<typeof PdfSignRevision.request>;
+export type TSignedRevision = z.infer<typeof PdfSignRevision.reply>;
+export type TInspected = z.infer<typeof PdfInspect.reply>;
+export type TActRequest = z.infer<typeof EnvelopeApprove.request>;
+export type TDeclineRequest = z.infer<typeof EnvelopeDecline.request>;
+export type TRecordViewRequest = z.infer<typeof EnvelopeRecordView.request>;
+export type TRecordedView = z.infer<typeof EnvelopeRecordView.reply>;
+
+/**
+ * What envelopes need from the world, as plain functions: document-store's envelopes, the signer
+ * (inspect, a signer's revision, the copy marked incomplete) and object storage. Production wires them
+ * to NATS and S3 (`createEnvelopePorts`). Errors keep their types (`not_found`, `conflict`, …); a
+ * create whose answer did not come in time is `OutcomeUnknownError`.
+ */
+export interface EnvelopePorts {
+  inspectPdf(uploadKey: string): Promise<TInspected>;
+  create(request: TCreateEnvelope): Promise<TEnvelope>;
+  get(accountId: string, envelopeId: string): Promise<TEnvelope>;
+  list(request: TEnvelopeListRequest): Promise<TEnvelopeList>;
+  cancel(accountId: string, envelopeId: string): Promise<TEnvelope>;
+  document(accountId: string, envelopeId: string): Promise<TEnvelopeDocument>;
+  markIncomplete(
+    sourceKey: string,
+    targetKey: string,
+    note: string,
+  ): Promise<{ objectKey: string; size: number }>;
+  findByToken(tokenHash: string): Promise<TEnvelopeLink>;
+  recordView(view: TRecordViewRequest): Promise<TRecordedView>;
+  claim(tokenHash: string): Promise<TEnvelopeClaim>;
+  release(tokenHash: string): Promise<void>;
+  signRevision(request: TSignRevision, timeoutMs: number): Promise<TSignedRevision>;
+  /** `OutcomeUnknownError` when its answer did not come in time (the revision may be the head now). */
+  recordRevision(request: TRecordRevision): Promise<TActionReply>;
+  approve(request: TActRequest): Promise<TActionReply>;
+  decline(request: TDeclineRequest): Promise<TActionReply>;
+  copyObject(sourceKey: string, destKey: string, options?: { contentType?: string }): Promise<void>;
+  statObject(key: string): Promise<{ readonly size: number } | undefined>;
+  openObject(key: string): Promise<Readable>;
+  removeObject(key: string): Promise<void>;
+  readonly logger: Logger;
+}
+
+const asOutcome = (err: unknown): unknown =>
+  err instanceof RequestTimeoutError ? new OutcomeUnknownError(err.message) : err;
+
+/** The envelope ports on the bus and object storage. Built once at start-up. */
+export const createEnvelopePorts = (deps: {
+  bus: Pick<Bus, 'request'>;
+  blob: Pick<BlobStore, 'copy' | 'remove' | 'stat' | 'get'>;
+  logger: Logger;
+  /** How long the signer may take for one document (inspect, a revision, a marked copy). */
+  signTimeoutMs: number;
+}): EnvelopePorts => ({
+  inspectPdf: (uploadKey) => deps.bus.request(PdfInspect, { uploadKey }, { timeoutMs: deps.signTimeoutMs }),
+  create: (request) =>
+    deps.bus.request(EnvelopeCreate, request).catch((err: unknown) => {
+      throw asOutcome(err);
+    }),
+  get: (accountId, envelopeId) => deps.bus.request(EnvelopeGet, { accountId, envelopeId }),
+  list: (request) => deps.bus.request(EnvelopeList, request),
+  cancel: (accountId, envelopeId) => deps.bus.request(EnvelopeCancel, { accountId, envelopeId }),
+  document: (accountId, envelopeId) => deps.bus.request(EnvelopeDocument, { accountId, envelopeId }),
+  markIncomplete: (sourceKey, targetKey, note) =>
+    deps.bus.request(PdfMarkIncomplete, { sourceKey, targetKey, note }, { timeoutMs: deps.signTimeoutMs }),
+  findByToken: (tokenHash) => deps.bus.request(EnvelopeFindByToken, { tokenHash }),
+  recordView: (view) => deps.bus.request(EnvelopeRecordView, view),
+  claim: (tokenHash) => deps.bus.request(EnvelopeClaim, { tokenHash }),
+  release: async (tokenHash) => void (await deps.bus.request(EnvelopeRelease, { tokenHash })),
+  signRevision: (request, timeoutMs) => deps.bus.request(PdfSignRevision, request, { timeoutMs }),
+  recordRevision: (request) =>
+    deps.bus.request(EnvelopeRecordRevision, request).catch((err: unknown) => {
+      throw asOutcome(err);
+    }),
+  approve: (request) => deps.bus.request(EnvelopeApprove, request),
+  decline: (request) => deps.bus.request(EnvelopeDecline, request),
+  copyObject: (sourceKey, destKey, options) => deps.blob.copy(sourceKey, destKey, options),
+  statObject: (key) => deps.blob.stat(key),
+  openObject: (key) => deps.blob.get(key),
+  removeObject: (key) => deps.blob.remove(key),
+  logger: deps.logger,
+});
