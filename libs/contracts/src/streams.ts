@@ -6,4 +6,5 @@ export const DURABLE_EVENT_SUBJECTS = [
   'events.signing.>',
   'events.sign-in.>',
   'events.webhook.>',
+  'events.envelope.>',
 ];

@@ -10,6 +10,12 @@ import {
 } from '@esign/bus';
 import {
   AccountUsageGet,
+  EnvelopeAttachLink,
+  EnvelopeCanceled,
+  EnvelopeCompleted,
+  EnvelopeDeclined,
+  EnvelopeExpired,
+  EnvelopeRecipientTurn,
   SignInLinkRequested,
   SignInTokenIssue,
   SigningAttachLink,
@@ -36,6 +42,11 @@ import type { TMailerConfig } from './config';
 import { createDeliveryRepository } from './db/delivery-repository';
 import { schema } from './db/schema';
 import type { SignedPdfStore } from './domain/signed-copy';
+import { envelopeCanceledHandler } from './handlers/envelope-canceled';
+import { envelopeCompletedHandler } from './handlers/envelope-completed';
+import { envelopeDeclinedHandler } from './handlers/envelope-declined';
+import { envelopeExpiredHandler } from './handlers/envelope-expired';
+import { envelopeRecipientTurnHandler } from './handlers/envelope-recipient-turn';
 import { signInLinkRequestedHandler } from './handlers/sign-in-link-requested';
 import { signingCanceledHandler } from './handlers/signing-canceled';
 import { signingCompletedHandler } from './handlers/signing-completed';
@@ -56,8 +67,8 @@ export interface MailerService {
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../drizzle', import.meta.url));
 
 /**
- * Migrate the `mailer` schema, connect to NATS, and consume the signing events with one durable
- * consumer each (`mailer-<event>`; replicas share them), sending email over SMTP.
+ * Migrate the `mailer` schema, connect to NATS, and consume the signing and envelope events with one
+ * durable consumer each (`mailer-<event>`; replicas share them), sending email over SMTP.
  */
 export const startMailerService = (
   config: TMailerConfig,
@@ -111,7 +122,15 @@ export const startMailerService = (
     const links = {
       attachLink: (request: Parameters<typeof bus.request<typeof SigningAttachLink>>[1]) =>
         bus.request(SigningAttachLink, request),
+      attachEnvelopeLink: (request: Parameters<typeof bus.request<typeof EnvelopeAttachLink>>[1]) =>
+        bus.request(EnvelopeAttachLink, request),
       publicBaseUrl: config.PUBLIC_BASE_URL,
+    };
+    const completedCopies = {
+      pdfs,
+      attachmentMaxBytes: config.MAIL_ATTACHMENT_MAX_BYTES,
+      downloadTtlSeconds: config.MAIL_DOWNLOAD_LINK_TTL_HOURS * 3600,
+      now,
     };
     // Every consumer's lag is reported (observeConsumerLag below).
     const durables: string[] = [];
@@ -141,18 +160,25 @@ export const startMailerService = (
     );
     await bus.consume(
       SigningCompleted,
-      signingCompletedHandler({
-        ...deps,
-        pdfs,
-        attachmentMaxBytes: config.MAIL_ATTACHMENT_MAX_BYTES,
-        downloadTtlSeconds: config.MAIL_DOWNLOAD_LINK_TTL_HOURS * 3600,
-        now,
-      }),
+      signingCompletedHandler({ ...deps, ...completedCopies }),
       consume('mailer-signing-completed'),
     );
     await bus.consume(SigningDeclined, signingDeclinedHandler(deps), consume('mailer-signing-declined'));
     await bus.consume(SigningExpired, signingExpiredHandler(deps), consume('mailer-signing-expired'));
     await bus.consume(SigningCanceled, signingCanceledHandler(deps), consume('mailer-signing-canceled'));
+    await bus.consume(
+      EnvelopeRecipientTurn,
+      envelopeRecipientTurnHandler({ ...deps, ...links, now }),
+      consume('mailer-envelope-recipient-turn'),
+    );
+    await bus.consume(
+      EnvelopeCompleted,
+      envelopeCompletedHandler({ ...deps, ...completedCopies }),
+      consume('mailer-envelope-completed'),
+    );
+    await bus.consume(EnvelopeDeclined, envelopeDeclinedHandler(deps), consume('mailer-envelope-declined'));
+    await bus.consume(EnvelopeCanceled, envelopeCanceledHandler(deps), consume('mailer-envelope-canceled'));
+    await bus.consume(EnvelopeExpired, envelopeExpiredHandler(deps), consume('mailer-envelope-expired'));
     await bus.consume(
       SignInLinkRequested,
       signInLinkRequestedHandler({

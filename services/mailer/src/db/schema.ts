@@ -19,10 +19,15 @@ export const deliveries = mailerSchema.table(
     id: uuid('id').primaryKey().defaultRandom(),
     /** The event's `eventId` (document-store's outbox row id). */
     eventId: uuid('event_id').notNull(),
-    /** signing-request | reminder | completed | declined | expired | canceled */
+    /**
+     * signing-request | reminder | completed | declined | expired | canceled | sign-in-link |
+     * webhook-disabled | envelope-turn | envelope-reminder | envelope-completed | envelope-declined |
+     * envelope-canceled | envelope-expired
+     */
     kind: text('kind').notNull(),
     /** Lowercased address the email goes to. */
     recipient: text('recipient').notNull(),
+    /** The signing request's `send_…` ID, or the envelope's `env_…` ID for an envelope's emails. */
     sendId: text('send_id').notNull(),
     auditId: text('audit_id').notNull(),
     state: text('state', { enum: DELIVERY_STATES }).notNull().default('queued'),

@@ -26,7 +26,8 @@ type TBlock =
 
 const SIGNING_FOOTER = 'Sent by eSign. You receive this because of a document sent for signature.';
 
-const layout = (
+/** An email of blocks, as plain text and as HTML with every piece escaped. */
+export const layout = (
   subject: string,
   blocks: readonly TBlock[],
   footer: string = SIGNING_FOOTER,
@@ -71,7 +72,8 @@ const layout = (
   };
 };
 
-const file = (name: string) => `"${oneLine(name, 200)}"`;
+/** A file name as the emails quote it. */
+export const file = (name: string) => `"${oneLine(name, 200)}"`;
 
 /** The request to sign (also when resent), carrying the signing link. */
 export const renderSigningRequest = (input: {

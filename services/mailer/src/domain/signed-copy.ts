@@ -11,12 +11,13 @@ export interface SignedPdfStore {
 }
 
 /**
- * The signed PDF for a completion email: attached when it is at most `maxBytes` (base64 makes the email
- * a third larger), otherwise a download link valid for `ttlSeconds`.
+ * The signed PDF for a completion email (a signing request's or an envelope's): attached when it is
+ * at most `maxBytes` (base64 makes the email a third larger), otherwise a download link valid for
+ * `ttlSeconds`.
  */
 export const prepareSignedCopy = async (
   deps: { pdfs: SignedPdfStore; attachmentMaxBytes: number; downloadTtlSeconds: number; now: () => Date },
-  event: TSigningCompletedEvent,
+  event: Pick<TSigningCompletedEvent, 'fileName' | 'objectKey' | 'size'>,
 ): Promise<{
   copy: TSignedCopy;
   attachment?: { filename: string; content: Buffer; contentType: string };
