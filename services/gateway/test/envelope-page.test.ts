@@ -1,6 +1,6 @@
 /**
- * The envelope signing page (web/envelope), page-level: the BUILT page and its bundles (run
- * `pnpm build:web` first) served by a small local server with the gateway's own static mount and
+ * The envelope signing page (web/envelope), page-level: the BUILT page and its bundles (`pnpm
+ * build:web`; built here when missing or stale) served by a small local server with the gateway's own static mount and
  * CSP, and /envelope/api/* answered with fixed JSON and a real PDF (makePdf). It checks what the page
  * does in a real Chromium: fields overlaid where the API's percentages put them, the guide and its
  * count, Finish refused while a required field is empty, the sign/approve/decline bodies, a phone's
@@ -10,11 +10,13 @@
  * end-to-end test through the stack lives in test/e2e).
  */
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -87,9 +89,30 @@ let server: Server;
 let baseUrl: string;
 let pdf: Buffer;
 
+const WEB_SOURCE_DIR = fileURLToPath(new URL('../web/', import.meta.url));
+
+const newestIn = (dir: string): number =>
+  Math.max(
+    0,
+    ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
+      entry.isDirectory() ? newestIn(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
+    ),
+  );
+
+/**
+ * The test runs the BUILT page: built by `pnpm build:web` (as the e2e setup does), or here when it is
+ * missing or older than the page's sources.
+ */
+const ensureBuilt = () => {
+  const built = join(WEB_DIST_DIR, 'envelope', 'index.html');
+  const sources = ['envelope', 'shared'].map((name) => newestIn(join(WEB_SOURCE_DIR, name)));
+  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources)) return;
+  const result = spawnSync('pnpm', ['--silent', 'build:web'], { cwd: WEB_SOURCE_DIR, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`pnpm build:web failed:\n${result.stdout}\n${result.stderr}`);
+};
+
 beforeAll(async () => {
-  if (!existsSync(join(WEB_DIST_DIR, 'envelope', 'index.html')))
-    throw new Error('The pages are not built: run `pnpm build:web` first.');
+  ensureBuilt();
   pdf = await makePdf({ pages: 2, size: [A4.width, A4.height], text: 'Lease' });
   const html = loadWebPage('envelope');
   const app = express();
@@ -219,6 +242,11 @@ describe('envelope signing page', () => {
       'Mary Somerville – Approver, group 3: waiting for their turn',
     ]);
     expect(await page.locator('.field-box').count()).toBe(SIGNER_FIELDS.length);
+    // In the page in reading order (page, top, left): the order the keyboard visits them.
+    const domOrder: (string | null)[] = [];
+    for (let i = 0; i < SIGNER_FIELDS.length; i++)
+      domOrder.push(await page.locator('.field-box').nth(i).getAttribute('data-field'));
+    expect(domOrder).toEqual(['0', '2', '3', '7', '4', '5', '6', '1']);
 
     for (const [index, field] of SIGNER_FIELDS.entries()) {
       const pageBox = await page.locator('.pdf-page').nth(field.page).boundingBox();

@@ -258,10 +258,15 @@ const fieldView = (f: Field, index: number, recipient: RecipientView['recipient'
   }
 };
 
-/** Overlays this recipient's fields on the drawn pages, in reading order (page, top, left). */
+/**
+ * Overlays this recipient's fields on the drawn pages in reading order (page, top, left), which is
+ * also the order the keyboard visits them and the guide follows.
+ */
 const placeFields = (pages: PdfPageView[], recipient: RecipientView['recipient']): FieldView[] =>
   recipient.fields
-    .flatMap((f, index) => {
+    .map((f, index) => ({ f, index }))
+    .sort((a, b) => a.f.page - b.f.page || a.f.y - b.f.y || a.f.x - b.f.x)
+    .flatMap(({ f, index }) => {
       const page = pages[f.page];
       if (!page) return [];
       const item = fieldView(f, index, recipient);
@@ -272,8 +277,7 @@ const placeFields = (pages: PdfPageView[], recipient: RecipientView['recipient']
         height: fieldHeightPercent(f, { width: page.widthPt, height: page.heightPt }),
       });
       return [item];
-    })
-    .sort((a, b) => a.field.page - b.field.page || a.field.y - b.field.y || a.field.x - b.field.x);
+    });
 
 const emptyRequired = () => fields.filter((item) => item.field.required && item.isEmpty());
 
