@@ -4,8 +4,12 @@ import { toFilePart, type FileInput } from './files.js';
 import { OPERATIONS, type OperationId } from './generated/operations.js';
 import { abortReason, parseRetryAfter, retryDelayMs, sleep } from './retry.js';
 import type {
+  CreateEnvelopeFields,
   DocumentDetail,
   DocumentList,
+  Envelope,
+  EnvelopeList,
+  ListEnvelopesQuery,
   GenerateTemplateRequest,
   JsonBodyOf,
   JsonResultOf,
@@ -105,6 +109,20 @@ export type SignDocumentInput = SignFields & {
 };
 
 /** A signed PDF and what the answer's headers say about it. */
+export type CreateEnvelopeInput = CreateEnvelopeFields & {
+  /** The PDF: a path, a Buffer/Uint8Array/ArrayBuffer, a Blob or a readable stream (read into memory). */
+  file: FileInput;
+  fileName?: string;
+};
+
+/** The document of an envelope as it stands (`GET /api/v1/envelopes/{envelopeId}/document`). */
+export interface EnvelopeDocument {
+  readonly bytes: Uint8Array;
+  /** True for the completed document; false for a copy marked "NOT COMPLETE" on every page. */
+  readonly complete: boolean;
+  readonly fileName: string;
+}
+
 export type SendForSigningInput = SendFields & {
   /** The PDF: a path, a Buffer/Uint8Array/ArrayBuffer, a Blob or a readable stream (read into memory). */
   file: FileInput;
@@ -417,6 +435,52 @@ export class EsignClient {
   /** Emails the recipient a new link (`POST /api/v1/send/{sendId}/resend`); earlier links stop working. */
   resendSend(sendId: string, options: RequestOptions = {}): Promise<SendResent> {
     return this.requestJson('resendSend', { params: { sendId } }, options);
+  }
+
+  /**
+   * Sends a PDF to several recipients who act in groups, in order (`POST /api/v1/envelopes`). An
+   * `Idempotency-Key` is generated unless given in `options` and reused by every retry.
+   */
+  async createEnvelope(input: CreateEnvelopeInput, options: RequestOptions = {}): Promise<Envelope> {
+    const { file, fileName, ...fields } = input;
+    const part = await toFilePart(file, fileName);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+    }
+    form.append('file', part.blob, part.fileName);
+    const res = await this.request('createEnvelope', { form }, options);
+    return JSON.parse(new TextDecoder().decode(res.body)) as Envelope;
+  }
+
+  /** The account's envelopes, newest first (`GET /api/v1/envelopes`); pass `nextCursor` as `cursor`. */
+  listEnvelopes(query: ListEnvelopesQuery = {}, options: RequestOptions = {}): Promise<EnvelopeList> {
+    return this.requestJson('listEnvelopes', { query }, options);
+  }
+
+  /** One envelope and where each recipient stands (`GET /api/v1/envelopes/{envelopeId}`). */
+  getEnvelope(envelopeId: string, options: RequestOptions = {}): Promise<Envelope> {
+    return this.requestJson('getEnvelope', { params: { envelopeId } }, options);
+  }
+
+  /** Cancels a pending envelope (`POST /api/v1/envelopes/{envelopeId}/cancel`): every link stops working. */
+  cancelEnvelope(envelopeId: string, options: RequestOptions = {}): Promise<Envelope> {
+    return this.requestJson('cancelEnvelope', { params: { envelopeId } }, options);
+  }
+
+  /**
+   * The document as it stands (`GET /api/v1/envelopes/{envelopeId}/document`): the completed one, or
+   * before completion a copy marked as not complete (`complete: false`).
+   */
+  async getEnvelopeDocument(envelopeId: string, options: RequestOptions = {}): Promise<EnvelopeDocument> {
+    const res = await this.request('getEnvelopeDocument', { params: { envelopeId } }, options);
+    const header = this.headerReader(res);
+    return {
+      bytes: res.body,
+      complete: header('X-Complete') === 'true',
+      fileName: fileNameOfDisposition(header('Content-Disposition')) ?? `${envelopeId}.pdf`,
+    };
   }
 
   /**

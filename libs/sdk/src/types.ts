@@ -37,6 +37,24 @@ export type SigningStatus = Schemas['SigningStatus'];
 export type SendCanceled = Schemas['SendCanceled'];
 /** A resent request (`POST /api/v1/send/{sendId}/resend`). */
 export type SendResent = Schemas['SendResent'];
+/** An envelope (`POST /api/v1/envelopes`, `GET /api/v1/envelopes/{envelopeId}`). */
+export type Envelope = Schemas['Envelope'];
+/** A page of envelopes (`GET /api/v1/envelopes`). */
+export type EnvelopeList = Schemas['EnvelopeList'];
+/** A field a signer fills: percentages of the page, origin top-left (as `positions` on sign). */
+export type EnvelopeField = Envelope['recipients'][number]['fields'][number];
+/** A recipient of a new envelope. */
+export interface EnvelopeRecipientInput {
+  name: string;
+  email: string;
+  role: 'signer' | 'approver' | 'cc';
+  /** The same number acts in parallel; groups act in ascending order. */
+  order: number;
+  /** A signer's fields (at least one signature field). */
+  fields?: (Omit<EnvelopeField, 'required'> & { required?: boolean })[];
+}
+/** The query of `GET /api/v1/envelopes`. */
+export type ListEnvelopesQuery = QueryOf<'listEnvelopes'>;
 /** An error body: `{ "error": "…" }`. */
 export type ErrorBody = Schemas['Error'];
 
@@ -106,3 +124,11 @@ export type WebhookEvent =
   | Schemas['WebhookTestWebhook'];
 /** The text fields of `POST /api/v1/send` (the PDF is given apart, as a FileInput). */
 export type SendFields = Omit<MultipartOf<'sendForSigning'>, 'file'>;
+/** What `POST /api/v1/envelopes` takes besides the PDF: recipients as objects (sent as JSON). */
+export type CreateEnvelopeFields = Omit<
+  MultipartOf<'createEnvelope'>,
+  'file' | 'recipients' | 'reminders'
+> & {
+  recipients: EnvelopeRecipientInput[];
+  reminders?: { firstAfterDays?: number; everyDays?: number; max?: number };
+};

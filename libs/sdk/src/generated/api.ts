@@ -6499,6 +6499,8 @@ export interface operations {
         headers: {
           /** @description true for the completed document, false for a marked copy */
           'X-Complete': 'true' | 'false';
+          /** @description attachment; `<name>-signed.pdf` when complete, `<name>-incomplete.pdf` before */
+          'Content-Disposition': string;
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */

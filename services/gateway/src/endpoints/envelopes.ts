@@ -167,6 +167,10 @@ export const getEnvelopeDocumentOperation = defineOperation({
           description: 'true for the completed document, false for a marked copy',
           schema: z.enum(['true', 'false']),
         },
+        'Content-Disposition': {
+          description: 'attachment; `<name>-signed.pdf` when complete, `<name>-incomplete.pdf` before',
+          schema: z.string(),
+        },
       },
     },
   },
