@@ -666,6 +666,230 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/envelopes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's envelopes
+     * @description Newest first, optionally only those in one status; pass nextCursor as cursor for the next page.
+     */
+    get: operations['listEnvelopes'];
+    put?: never;
+    /**
+     * Send a PDF to several recipients, in order
+     * @description Upload a PDF (at most 10 MB; 413 above) and name its recipients: signers (each signs with a digital signature of their own and fills their fields), approvers (approve or decline) and people in copy (receive the completed document). Recipients with the same `order` act in parallel; groups act in ascending order, and the server enforces it: a recipient's link is created and emailed only when their group's turn comes. Everything is checked against the document at once (pages, boxes inside the page, at most 50 recipients and 200 fields, distinct emails per group, a signature field per signer); a 400 names the recipient and field at fault. Answers 201 with the envelope; follow it with GET /api/v1/envelopes/{envelopeId}. With Idempotency-Key, a retry answers the same envelope and sends no second email.
+     */
+    post: operations['createEnvelope'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/envelopes/{envelopeId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An envelope and where each recipient stands
+     * @description The envelope's status (pending, completed, declined, canceled, expired), each recipient's status (waiting, notified, viewed, signed, approved, declined) with its times, and once completed the fileHash of the final document (which GET /api/v1/documents/{auditId} lists under the envelope's auditId). An unknown envelope or another account's answers 404.
+     */
+    get: operations['getEnvelope'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/envelopes/{envelopeId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a pending envelope
+     * @description Every link stops working at once (410) and the recipients whose turn had come are told by email. Only a pending envelope can be canceled (409 otherwise); an unknown envelope or another account's answers 404.
+     */
+    post: operations['cancelEnvelope'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/envelopes/{envelopeId}/document': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The document as it stands
+     * @description Once completed, the final document (every signer's signature, the certificate of completion and the service's seal; X-Complete: true). Before that, the signed revisions so far as a copy with every page marked as not yet complete (X-Complete: false): it is never presented as the finished document.
+     */
+    get: operations['getEnvelopeDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/e/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signing page of an envelope link
+     * @description The page a recipient of an envelope opens from their email. Opening it changes nothing. An unknown or replaced link answers 404; a link of an envelope that ended, or of a recipient who already acted, answers 410; each with a page that says so.
+     */
+    get: operations['openEnvelopePage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/recipient': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The envelope and recipient behind a link
+     * @description Who asks what of this recipient, with their fields. Changes nothing. 404 for an unknown link, 410 for one that has ended.
+     */
+    get: operations['getEnvelopeRecipient'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/document': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The PDF to sign, as it stands
+     * @description The document with the signatures of the groups before this one, for the page to show. Changes nothing.
+     */
+    get: operations['getEnvelopeLinkDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/view': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The document was shown
+     * @description The page reports that the recipient's browser has shown the document (the first report sets viewedAt; every one is in the story with IP and user agent).
+     */
+    post: operations['recordEnvelopeView'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/sign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign from the envelope page
+     * @description Signs as this recipient: their fields are drawn (signature and initials adopted once, dates of today, name and email, the text and checkboxes given) and a digital signature of their own is appended to the document as it stands. A required field left empty answers 400 naming it. Signers of one group may sign at the same time: each waits its turn to append. The link then answers 410.
+     */
+    post: operations['signEnvelopeThroughLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve from the envelope page
+     * @description An approver approves the document as it stands. The link then answers 410.
+     */
+    post: operations['approveEnvelopeThroughLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/decline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Decline from the envelope page
+     * @description A signer or approver declines with a reason (required): the envelope ends, every link dies, the sender and those who already acted are told.
+     */
+    post: operations['declineEnvelopeThroughLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/documents': {
     parameters: {
       query?: never;
@@ -1175,6 +1399,556 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'envelope.sent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An envelope was sent: its first group of recipients is being notified
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeSentWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.notified': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A signer's or approver's turn came in an envelope (their email is on its way)
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientNotifiedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.viewed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A recipient of an envelope was shown the document (first view)
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientViewedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.signed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A signer of an envelope signed
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientSignedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.approved': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An approver of an envelope approved
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientApprovedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.declined': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A signer or approver of an envelope declined, with a reason (the envelope.declined event follows)
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientDeclinedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'envelope.declined': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An envelope ended because a recipient declined
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeDeclinedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'envelope.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Every signer and approver of an envelope acted: the sealed document is recorded
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeCompletedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'envelope.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The sender canceled an envelope
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeCanceledWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'envelope.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An envelope expired before every signer and approver acted
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeExpiredWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'webhook.test': {
     parameters: {
       query?: never;
@@ -1390,7 +2164,21 @@ export interface components {
        *     ]
        */
       eventTypes: (
-        'document.signed' | 'signing.viewed' | 'signing.completed' | 'signing.declined' | 'signing.expired'
+        | 'document.signed'
+        | 'signing.viewed'
+        | 'signing.completed'
+        | 'signing.declined'
+        | 'signing.expired'
+        | 'envelope.sent'
+        | 'recipient.notified'
+        | 'recipient.viewed'
+        | 'recipient.signed'
+        | 'recipient.approved'
+        | 'recipient.declined'
+        | 'envelope.declined'
+        | 'envelope.completed'
+        | 'envelope.canceled'
+        | 'envelope.expired'
       )[];
       description?: string;
     };
@@ -1407,7 +2195,21 @@ export interface components {
        *     ]
        */
       eventTypes?: (
-        'document.signed' | 'signing.viewed' | 'signing.completed' | 'signing.declined' | 'signing.expired'
+        | 'document.signed'
+        | 'signing.viewed'
+        | 'signing.completed'
+        | 'signing.declined'
+        | 'signing.expired'
+        | 'envelope.sent'
+        | 'recipient.notified'
+        | 'recipient.viewed'
+        | 'recipient.signed'
+        | 'recipient.approved'
+        | 'recipient.declined'
+        | 'envelope.declined'
+        | 'envelope.completed'
+        | 'envelope.canceled'
+        | 'envelope.expired'
       )[];
       description?: string;
       enabled?: boolean;
@@ -1424,7 +2226,21 @@ export interface components {
       url: string;
       description: string;
       eventTypes: (
-        'document.signed' | 'signing.viewed' | 'signing.completed' | 'signing.declined' | 'signing.expired'
+        | 'document.signed'
+        | 'signing.viewed'
+        | 'signing.completed'
+        | 'signing.declined'
+        | 'signing.expired'
+        | 'envelope.sent'
+        | 'recipient.notified'
+        | 'recipient.viewed'
+        | 'recipient.signed'
+        | 'recipient.approved'
+        | 'recipient.declined'
+        | 'envelope.declined'
+        | 'envelope.completed'
+        | 'envelope.canceled'
+        | 'envelope.expired'
       )[];
       enabled: boolean;
       disabledReason: ('gone' | 'failing' | 'manual') | null;
@@ -1617,6 +2433,273 @@ export interface components {
         status: 'expired';
         /** Format: date-time */
         expiredAt: string;
+      };
+    };
+    EnvelopeSentWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.sent';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        fileName: string;
+        subject: string;
+        recipients: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        }[];
+        /** Format: date-time */
+        expiresAt: string;
+      };
+    };
+    RecipientNotifiedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.notified';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+      };
+    };
+    RecipientViewedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.viewed';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        /** Format: date-time */
+        at: string;
+        /** @description As the signing page saw it */
+        ipAddress: string | null;
+        userAgent: string | null;
+      };
+    };
+    RecipientSignedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.signed';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        /** Format: date-time */
+        at: string;
+        /** @description As the signing page saw it */
+        ipAddress: string | null;
+        userAgent: string | null;
+      };
+    };
+    RecipientApprovedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.approved';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        /** Format: date-time */
+        at: string;
+        /** @description As the signing page saw it */
+        ipAddress: string | null;
+        userAgent: string | null;
+      };
+    };
+    RecipientDeclinedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.declined';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        reason: string;
+        /** Format: date-time */
+        at: string;
+      };
+    };
+    EnvelopeDeclinedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.declined';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        reason: string;
+        decliner: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        /** Format: date-time */
+        at: string;
+      };
+    };
+    EnvelopeCompletedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.completed';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        fileName: string;
+        /** @description sha256: of exactly the completed (sealed) document */
+        fileHash: string;
+        /** Format: date-time */
+        completedAt: string;
+        /** @description Bytes of the completed document */
+        size: number;
+        recipients: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        }[];
+        download: {
+          /**
+           * Format: uri
+           * @description Presigned GET of the signed PDF; works until expiresAt only
+           */
+          url: string;
+          /** Format: date-time */
+          expiresAt: string;
+        } | null;
+      };
+    };
+    EnvelopeCanceledWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.canceled';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        /** Format: date-time */
+        at: string;
+      };
+    };
+    EnvelopeExpiredWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.expired';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        /** Format: date-time */
+        at: string;
       };
     };
     WebhookTestWebhook: {
@@ -1967,6 +3050,109 @@ export interface components {
       /** Format: date-time */
       expiresAt: string;
       viewedAt: string | null;
+    };
+    Envelope: {
+      envelopeId: string;
+      auditId: string;
+      /** @enum {string} */
+      status: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+      subject: string;
+      message: string | null;
+      fileName: string;
+      pageCount: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      expiresAt: string;
+      currentOrder: number | null;
+      revision: number;
+      recipients: {
+        recipientId: string;
+        name: string;
+        email: string;
+        /** @enum {string} */
+        role: 'signer' | 'approver' | 'cc';
+        order: number;
+        /** @enum {string} */
+        status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+        requireEmailCode: boolean;
+        embedded: boolean;
+        fields: {
+          /** @enum {string} */
+          type: 'signature' | 'initials' | 'date' | 'name' | 'email' | 'text' | 'checkbox';
+          page: number;
+          x: number;
+          y: number;
+          width: number;
+          height?: number;
+          /** @default true */
+          required: boolean;
+          label?: string;
+          value?: string;
+        }[];
+        notifiedAt: string | null;
+        viewedAt: string | null;
+        actedAt: string | null;
+        declineReason: string | null;
+      }[];
+      completedAt: string | null;
+      declinedAt: string | null;
+      declineReason: string | null;
+      canceledAt: string | null;
+      expiredAt: string | null;
+      fileHash: string | null;
+    };
+    EnvelopeList: {
+      envelopes: components['schemas']['Envelope'][];
+      nextCursor: string | null;
+    };
+    EnvelopeLinkEnded: {
+      error: string;
+      /** @enum {string} */
+      status: 'completed' | 'declined' | 'canceled' | 'expired' | 'acted';
+    };
+    EnvelopeRecipientView: {
+      envelopeId: string;
+      /** @enum {string} */
+      envelopeStatus: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+      fileName: string;
+      subject: string;
+      /** @description The sender's message: text, never HTML */
+      message: string | null;
+      senderEmail: string;
+      pageCount: number;
+      /** Format: date-time */
+      expiresAt: string;
+      recipient: {
+        name: string;
+        email: string;
+        /** @enum {string} */
+        role: 'signer' | 'approver' | 'cc';
+        order: number;
+        /** @enum {string} */
+        status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+        fields: {
+          /** @enum {string} */
+          type: 'signature' | 'initials' | 'date' | 'name' | 'email' | 'text' | 'checkbox';
+          page: number;
+          x: number;
+          y: number;
+          width: number;
+          height?: number;
+          /** @default true */
+          required: boolean;
+          label?: string;
+          value?: string;
+        }[];
+      };
+      others: {
+        name: string;
+        /** @enum {string} */
+        role: 'signer' | 'approver' | 'cc';
+        order: number;
+        /** @enum {string} */
+        status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+      }[];
     };
   };
   responses: never;
@@ -5634,6 +6820,1318 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['SigningLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listEnvelopes: {
+    parameters: {
+      query?: {
+        /** @description Only envelopes in this status */
+        status?: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+        /** @description At most this many (1-100, default 20) */
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of envelopes */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeList'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createEnvelope: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). A retry of the same request with the same key answers the same result (Idempotent-Replayed: true) instead of doing it again; the same key with a different request is a 409. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "subject": "Please sign: lease.pdf",
+         *       "recipients": [
+         *         {
+         *           "name": "Ada Lovelace",
+         *           "email": "ada@example.com",
+         *           "role": "signer",
+         *           "order": 1,
+         *           "fields": [
+         *             {
+         *               "type": "signature",
+         *               "page": 0,
+         *               "x": 10,
+         *               "y": 80,
+         *               "width": 30
+         *             },
+         *             {
+         *               "type": "date",
+         *               "page": 0,
+         *               "x": 60,
+         *               "y": 85,
+         *               "width": 20
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "name": "Charles Babbage",
+         *           "email": "charles@example.com",
+         *           "role": "approver",
+         *           "order": 2
+         *         },
+         *         {
+         *           "name": "Office",
+         *           "email": "office@example.com",
+         *           "role": "cc",
+         *           "order": 3
+         *         }
+         *       ]
+         *     }
+         */
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description The PDF to sign; the type is taken from the content
+           */
+          file: string;
+          /** @description JSON array of {name, email, role: signer|approver|cc, order (1, 2, …: the same number acts in parallel, groups in ascending order), fields (a signer's: {type: signature|initials|date|name|email|text|checkbox, page, x, y, width, height?, required?, label?, value?})} */
+          recipients: {
+            name: string;
+            /** Format: email */
+            email: string;
+            /** @enum {string} */
+            role: 'signer' | 'approver' | 'cc';
+            order: number;
+            /** @default false */
+            requireEmailCode: boolean;
+            /** @default false */
+            embedded: boolean;
+            /** @default [] */
+            fields: {
+              /** @enum {string} */
+              type: 'signature' | 'initials' | 'date' | 'name' | 'email' | 'text' | 'checkbox';
+              page: number;
+              x: number;
+              y: number;
+              width: number;
+              height?: number;
+              /** @default true */
+              required: boolean;
+              label?: string;
+              value?: string;
+            }[];
+          }[];
+          /** @description Subject of the emails; default "Please sign: <file name>" */
+          subject?: string;
+          /** @description A personal message shown in the emails and on the signing page (plain text) */
+          message?: string;
+          /**
+           * @description Days until the envelope expires (default 30)
+           * @default 30
+           */
+          expiresInDays?: number;
+          /** @description JSON {firstAfterDays, everyDays, max}: reminders to a recipient whose turn came (default 3, 3, 3) */
+          reminders?: {
+            /** @default 3 */
+            firstAfterDays: number;
+            /** @default 3 */
+            everyDays: number;
+            /** @default 3 */
+            max: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description The envelope exists and the first group is being emailed */
+      201: {
+        headers: {
+          /** @description true when an earlier request with the same Idempotency-Key made this envelope */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The upload exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEnvelope: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The envelope */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelEnvelope: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Canceled */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEnvelopeDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The PDF */
+      200: {
+        headers: {
+          /** @description true for the completed document, false for a marked copy */
+          'X-Complete': 'true' | 'false';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  openEnvelopePage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The token of the link */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signing page */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Not a valid link */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEnvelopeRecipient: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The recipient view */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeRecipientView'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEnvelopeLinkDocument: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The PDF */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  recordEnvelopeView: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Recorded */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: date-time */
+            viewedAt: string;
+          };
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  signEnvelopeThroughLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "signature": {
+         *         "mode": "type",
+         *         "typedName": "Ada Lovelace",
+         *         "color": "#1e3a8a"
+         *       },
+         *       "values": {
+         *         "2": "Lisbon"
+         *       }
+         *     }
+         */
+        'application/json': {
+          signature:
+            | {
+                /** @constant */
+                mode: 'draw';
+                imageBase64: string;
+              }
+            | {
+                /** @constant */
+                mode: 'type';
+                typedName: string;
+                color: string;
+              };
+          initials?:
+            | {
+                /** @constant */
+                mode: 'draw';
+                imageBase64: string;
+              }
+            | {
+                /** @constant */
+                mode: 'type';
+                typedName: string;
+                color: string;
+              };
+          /**
+           * @description Values of the recipient's text and checkbox fields, by the field's index in their list
+           * @default {}
+           */
+          values?: {
+            [key: string]: string | boolean;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Signed */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+            /** Format: date-time */
+            actedAt: string;
+            /** @enum {string} */
+            envelopeStatus: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+            /** @description true when this was the last act: the envelope is being sealed */
+            completing: boolean;
+          };
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  approveEnvelopeThroughLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Approved */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+            /** Format: date-time */
+            actedAt: string;
+            /** @enum {string} */
+            envelopeStatus: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+            /** @description true when this was the last act: the envelope is being sealed */
+            completing: boolean;
+          };
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  declineEnvelopeThroughLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "The start date is wrong: it should be 1 March."
+         *     }
+         */
+        'application/json': {
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Declined */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+            /** Format: date-time */
+            actedAt: string;
+            /** @enum {string} */
+            envelopeStatus: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+            /** @description true when this was the last act: the envelope is being sealed */
+            completing: boolean;
+          };
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
         };
       };
       /** @description Too many requests; see Retry-After */

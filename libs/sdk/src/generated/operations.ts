@@ -203,6 +203,46 @@ export const OPERATIONS = {
     requestType: null,
     successType: 'application/json',
   },
+  listEnvelopes: {
+    method: 'GET',
+    path: '/api/v1/envelopes',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
+  createEnvelope: {
+    method: 'POST',
+    path: '/api/v1/envelopes',
+    idempotent: true,
+    security: 'apiKey',
+    requestType: 'multipart/form-data',
+    successType: 'application/json',
+  },
+  getEnvelope: {
+    method: 'GET',
+    path: '/api/v1/envelopes/{envelopeId}',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
+  cancelEnvelope: {
+    method: 'POST',
+    path: '/api/v1/envelopes/{envelopeId}/cancel',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
+  getEnvelopeDocument: {
+    method: 'GET',
+    path: '/api/v1/envelopes/{envelopeId}/document',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/pdf',
+  },
 } as const satisfies Partial<Record<keyof operations, OperationInfo>>;
 
 /** An operationId of the API. */
