@@ -125,7 +125,7 @@ describe('webhooks in the dashboard', () => {
     await poll(() => heading(page).textContent()).toBe('Webhooks');
     await poll(() => page.locator('.empty').textContent()).toBe('No endpoints yet.');
 
-    // Create: the URL and two of the event types.
+    // Create: the URL and every event type (all are checked at first) but two.
     await page.getByLabel('Endpoint URL').fill(receiver.url);
     await page.getByLabel('Description').fill('e2e receiver');
     await page.getByRole('checkbox', { name: /signing\.viewed/ }).uncheck();
@@ -145,7 +145,9 @@ describe('webhooks in the dashboard', () => {
     const row = page.locator('tr[data-webhook-id]');
     await poll(() => row.count()).toBe(1);
     expect(await row.locator('td').nth(1).textContent()).toBe(
-      'document.signed, signing.completed, signing.declined',
+      'document.signed, signing.completed, signing.declined, envelope.sent, recipient.notified, ' +
+        'recipient.viewed, recipient.signed, recipient.approved, recipient.declined, envelope.declined, ' +
+        'envelope.completed, envelope.canceled, envelope.expired',
     );
     expect(await row.locator('td').nth(2).textContent()).toBe('Enabled');
     // The secret is never shown again: not in the list's answer.

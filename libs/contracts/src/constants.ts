@@ -23,6 +23,16 @@ export const WEBHOOK_EVENT_TYPES = [
   'signing.completed',
   'signing.declined',
   'signing.expired',
+  'envelope.sent',
+  'recipient.notified',
+  'recipient.viewed',
+  'recipient.signed',
+  'recipient.approved',
+  'recipient.declined',
+  'envelope.declined',
+  'envelope.completed',
+  'envelope.canceled',
+  'envelope.expired',
 ] as const;
 /** Longest webhook endpoint URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;

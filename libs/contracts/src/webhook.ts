@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineEvent, defineRequest } from './define';
 import { ZAuditId, ZFileHash, ZIsoTimestamp } from './common';
 import { ZSendId } from './signing';
+import { ZEnvelopeId, ZRecipientId, ZRecipientRole } from './envelope';
 import { MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES } from './constants';
 
 export { MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES };
@@ -73,6 +74,59 @@ export const ZSigningExpiredData = ZSigningDataBase.extend({
   status: z.literal('expired'),
   expiredAt: ZIsoTimestamp,
 });
+// ---- envelopes (from document-store's `events.envelope.*`) ------------------------------------------
+
+/** A recipient of an envelope as its events show them (never their link, fields or email code). */
+const ZWebhookEnvelopeRecipient = z.object({
+  recipientId: ZRecipientId,
+  name: z.string(),
+  email: z.string(),
+  role: ZRecipientRole,
+  order: z.number().int().meta({ description: 'Their group: groups act in ascending order' }),
+});
+
+const ZEnvelopeDataBase = z.object({ envelopeId: ZEnvelopeId, auditId: ZAuditId });
+
+/** `data` of `envelope.sent`: the envelope was created and its first group's turn opened. */
+export const ZEnvelopeSentData = ZEnvelopeDataBase.extend({
+  fileName: z.string(),
+  subject: z.string(),
+  recipients: z.array(ZWebhookEnvelopeRecipient),
+  expiresAt: ZIsoTimestamp,
+});
+/** `data` of `recipient.notified`: a signer's or approver's turn came (their email is on its way). */
+export const ZRecipientNotifiedData = ZEnvelopeDataBase.extend({ recipient: ZWebhookEnvelopeRecipient });
+/** `data` of `recipient.viewed`, `recipient.signed`, `recipient.approved`. */
+export const ZRecipientActedData = ZEnvelopeDataBase.extend({
+  recipient: ZWebhookEnvelopeRecipient,
+  at: ZIsoTimestamp,
+  ipAddress: z.string().nullable().meta({ description: 'As the signing page saw it' }),
+  userAgent: z.string().nullable(),
+});
+/** `data` of `recipient.declined`: the recipient who declined, with their reason. */
+export const ZRecipientDeclinedData = ZEnvelopeDataBase.extend({
+  recipient: ZWebhookEnvelopeRecipient,
+  reason: z.string(),
+  at: ZIsoTimestamp,
+});
+/** `data` of `envelope.declined`: the envelope ended because a recipient (`decliner`) declined. */
+export const ZEnvelopeDeclinedData = ZEnvelopeDataBase.extend({
+  reason: z.string(),
+  decliner: ZWebhookEnvelopeRecipient,
+  at: ZIsoTimestamp,
+});
+/** `data` of `envelope.completed`: every signer and approver acted; the sealed document is recorded. */
+export const ZEnvelopeCompletedData = ZEnvelopeDataBase.extend({
+  fileName: z.string(),
+  fileHash: ZFileHash.meta({ description: 'sha256: of exactly the completed (sealed) document' }),
+  completedAt: ZIsoTimestamp,
+  size: z.number().int().positive().meta({ description: 'Bytes of the completed document' }),
+  recipients: z.array(ZWebhookEnvelopeRecipient),
+  download: ZDownload.nullable(),
+});
+/** `data` of `envelope.canceled` and `envelope.expired`. */
+export const ZEnvelopeEndedData = ZEnvelopeDataBase.extend({ at: ZIsoTimestamp });
+
 /** `data` of the `webhook.test` event (`POST /api/v1/webhooks/{id}/test`). */
 export const ZWebhookTestData = z.object({ message: z.string(), webhookId: ZWebhookId });
 
@@ -91,6 +145,16 @@ export const WEBHOOK_PAYLOADS = {
   'signing.completed': envelope('signing.completed', ZSigningCompletedData),
   'signing.declined': envelope('signing.declined', ZSigningDeclinedData),
   'signing.expired': envelope('signing.expired', ZSigningExpiredData),
+  'envelope.sent': envelope('envelope.sent', ZEnvelopeSentData),
+  'recipient.notified': envelope('recipient.notified', ZRecipientNotifiedData),
+  'recipient.viewed': envelope('recipient.viewed', ZRecipientActedData),
+  'recipient.signed': envelope('recipient.signed', ZRecipientActedData),
+  'recipient.approved': envelope('recipient.approved', ZRecipientActedData),
+  'recipient.declined': envelope('recipient.declined', ZRecipientDeclinedData),
+  'envelope.declined': envelope('envelope.declined', ZEnvelopeDeclinedData),
+  'envelope.completed': envelope('envelope.completed', ZEnvelopeCompletedData),
+  'envelope.canceled': envelope('envelope.canceled', ZEnvelopeEndedData),
+  'envelope.expired': envelope('envelope.expired', ZEnvelopeEndedData),
   'webhook.test': envelope('webhook.test', ZWebhookTestData),
 } as const;
 

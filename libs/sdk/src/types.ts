@@ -121,6 +121,16 @@ export type WebhookEvent =
   | Schemas['SigningCompletedWebhook']
   | Schemas['SigningDeclinedWebhook']
   | Schemas['SigningExpiredWebhook']
+  | Schemas['EnvelopeSentWebhook']
+  | Schemas['RecipientNotifiedWebhook']
+  | Schemas['RecipientViewedWebhook']
+  | Schemas['RecipientSignedWebhook']
+  | Schemas['RecipientApprovedWebhook']
+  | Schemas['RecipientDeclinedWebhook']
+  | Schemas['EnvelopeDeclinedWebhook']
+  | Schemas['EnvelopeCompletedWebhook']
+  | Schemas['EnvelopeCanceledWebhook']
+  | Schemas['EnvelopeExpiredWebhook']
   | Schemas['WebhookTestWebhook'];
 /** The text fields of `POST /api/v1/send` (the PDF is given apart, as a FileInput). */
 export type SendFields = Omit<MultipartOf<'sendForSigning'>, 'file'>;

@@ -9,6 +9,15 @@ import {
 } from '@esign/bus';
 import {
   DocumentSigned,
+  EnvelopeCanceled,
+  EnvelopeCompleted,
+  EnvelopeDeclined,
+  EnvelopeExpired,
+  EnvelopeRecipientApproved,
+  EnvelopeRecipientSigned,
+  EnvelopeRecipientTurn,
+  EnvelopeRecipientViewed,
+  EnvelopeSent,
   SigningCompleted,
   SigningDeclined,
   SigningExpired,
@@ -39,6 +48,15 @@ import { createEndpointHandler } from './handlers/create-endpoint';
 import { deleteEndpointHandler } from './handlers/delete-endpoint';
 import type { WebhookServiceDeps } from './handlers/deps';
 import { documentSignedHandler } from './handlers/document-signed';
+import { envelopeCanceledHandler } from './handlers/envelope-canceled';
+import { envelopeCompletedHandler } from './handlers/envelope-completed';
+import { envelopeDeclinedHandler } from './handlers/envelope-declined';
+import { envelopeExpiredHandler } from './handlers/envelope-expired';
+import { envelopeRecipientApprovedHandler } from './handlers/envelope-recipient-approved';
+import { envelopeRecipientSignedHandler } from './handlers/envelope-recipient-signed';
+import { envelopeRecipientTurnHandler } from './handlers/envelope-recipient-turn';
+import { envelopeRecipientViewedHandler } from './handlers/envelope-recipient-viewed';
+import { envelopeSentHandler } from './handlers/envelope-sent';
 import { getEndpointHandler } from './handlers/get-endpoint';
 import { listDeliveriesHandler } from './handlers/list-deliveries';
 import { listEndpointsHandler } from './handlers/list-endpoints';
@@ -71,9 +89,9 @@ const durable = (name: string): ConsumeOptions => ({
 });
 
 /**
- * Migrate the `webhook` schema; consume `events.document.signed` and the signing events with durable
- * consumers (`webhook-<event>`), turning each into an event row and one delivery per subscribed
- * endpoint; run the delivery loop and the retention sweep; serve the `webhook.*` subjects the
+ * Migrate the `webhook` schema; consume `events.document.signed`, the signing events and the envelope
+ * events (`events.envelope.*` but the internal `finalize-due`) with durable consumers
+ * (`webhook-<event>`), turning each into event rows and one delivery per subscribed endpoint; run the delivery loop and the retention sweep; serve the `webhook.*` subjects the
  * gateway's API calls.
  */
 export const startWebhookService = (
@@ -150,6 +168,43 @@ export const startWebhookService = (
       ),
       await bus.consume(SigningDeclined, signingDeclinedHandler(deps), durable('webhook-signing-declined')),
       await bus.consume(SigningExpired, signingExpiredHandler(deps), durable('webhook-signing-expired')),
+      await bus.consume(EnvelopeSent, envelopeSentHandler(deps), durable('webhook-envelope-sent')),
+      await bus.consume(
+        EnvelopeRecipientTurn,
+        envelopeRecipientTurnHandler(deps),
+        durable('webhook-envelope-recipient-turn'),
+      ),
+      await bus.consume(
+        EnvelopeRecipientViewed,
+        envelopeRecipientViewedHandler(deps),
+        durable('webhook-envelope-recipient-viewed'),
+      ),
+      await bus.consume(
+        EnvelopeRecipientSigned,
+        envelopeRecipientSignedHandler(deps),
+        durable('webhook-envelope-recipient-signed'),
+      ),
+      await bus.consume(
+        EnvelopeRecipientApproved,
+        envelopeRecipientApprovedHandler(deps),
+        durable('webhook-envelope-recipient-approved'),
+      ),
+      await bus.consume(
+        EnvelopeDeclined,
+        envelopeDeclinedHandler(deps),
+        durable('webhook-envelope-declined'),
+      ),
+      await bus.consume(
+        EnvelopeCompleted,
+        envelopeCompletedHandler(deps),
+        durable('webhook-envelope-completed'),
+      ),
+      await bus.consume(
+        EnvelopeCanceled,
+        envelopeCanceledHandler(deps),
+        durable('webhook-envelope-canceled'),
+      ),
+      await bus.consume(EnvelopeExpired, envelopeExpiredHandler(deps), durable('webhook-envelope-expired')),
     ];
     observeConsumerLag({ bus, metrics, durables: consumptions.map((c) => c.durable) });
     await bus.serve(

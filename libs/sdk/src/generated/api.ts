@@ -1399,6 +1399,556 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'envelope.sent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An envelope was sent: its first group of recipients is being notified
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeSentWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.notified': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A signer's or approver's turn came in an envelope (their email is on its way)
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientNotifiedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.viewed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A recipient of an envelope was shown the document (first view)
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientViewedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.signed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A signer of an envelope signed
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientSignedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.approved': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An approver of an envelope approved
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientApprovedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recipient.declined': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A signer or approver of an envelope declined, with a reason (the envelope.declined event follows)
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RecipientDeclinedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'envelope.declined': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An envelope ended because a recipient declined
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeDeclinedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'envelope.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Every signer and approver of an envelope acted: the sealed document is recorded
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeCompletedWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'envelope.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The sender canceled an envelope
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeCanceledWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'envelope.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An envelope expired before every signer and approver acted
+     * @description Sent to every enabled endpoint of the account subscribed to this type. Answer 2xx within 10 seconds (only the first 4 KiB of the answer are read). Anything else, a timeout or a redirect is retried with backoff over about 3 days; 410 disables the endpoint.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description The event id (`evt_…`, as `id` in the body): the same on every retry and replay; de-duplicate on it */
+          'webhook-id': string;
+          /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off */
+          'webhook-timestamp': string;
+          /** @description Space-separated `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the secret (base64 after `whsec_`); two during a rotation overlap. Verify with the standardwebhooks package or the SDK’s verifyWebhook */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EnvelopeExpiredWebhook'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'webhook.test': {
     parameters: {
       query?: never;
@@ -1614,7 +2164,21 @@ export interface components {
        *     ]
        */
       eventTypes: (
-        'document.signed' | 'signing.viewed' | 'signing.completed' | 'signing.declined' | 'signing.expired'
+        | 'document.signed'
+        | 'signing.viewed'
+        | 'signing.completed'
+        | 'signing.declined'
+        | 'signing.expired'
+        | 'envelope.sent'
+        | 'recipient.notified'
+        | 'recipient.viewed'
+        | 'recipient.signed'
+        | 'recipient.approved'
+        | 'recipient.declined'
+        | 'envelope.declined'
+        | 'envelope.completed'
+        | 'envelope.canceled'
+        | 'envelope.expired'
       )[];
       description?: string;
     };
@@ -1631,7 +2195,21 @@ export interface components {
        *     ]
        */
       eventTypes?: (
-        'document.signed' | 'signing.viewed' | 'signing.completed' | 'signing.declined' | 'signing.expired'
+        | 'document.signed'
+        | 'signing.viewed'
+        | 'signing.completed'
+        | 'signing.declined'
+        | 'signing.expired'
+        | 'envelope.sent'
+        | 'recipient.notified'
+        | 'recipient.viewed'
+        | 'recipient.signed'
+        | 'recipient.approved'
+        | 'recipient.declined'
+        | 'envelope.declined'
+        | 'envelope.completed'
+        | 'envelope.canceled'
+        | 'envelope.expired'
       )[];
       description?: string;
       enabled?: boolean;
@@ -1648,7 +2226,21 @@ export interface components {
       url: string;
       description: string;
       eventTypes: (
-        'document.signed' | 'signing.viewed' | 'signing.completed' | 'signing.declined' | 'signing.expired'
+        | 'document.signed'
+        | 'signing.viewed'
+        | 'signing.completed'
+        | 'signing.declined'
+        | 'signing.expired'
+        | 'envelope.sent'
+        | 'recipient.notified'
+        | 'recipient.viewed'
+        | 'recipient.signed'
+        | 'recipient.approved'
+        | 'recipient.declined'
+        | 'envelope.declined'
+        | 'envelope.completed'
+        | 'envelope.canceled'
+        | 'envelope.expired'
       )[];
       enabled: boolean;
       disabledReason: ('gone' | 'failing' | 'manual') | null;
@@ -1841,6 +2433,273 @@ export interface components {
         status: 'expired';
         /** Format: date-time */
         expiredAt: string;
+      };
+    };
+    EnvelopeSentWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.sent';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        fileName: string;
+        subject: string;
+        recipients: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        }[];
+        /** Format: date-time */
+        expiresAt: string;
+      };
+    };
+    RecipientNotifiedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.notified';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+      };
+    };
+    RecipientViewedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.viewed';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        /** Format: date-time */
+        at: string;
+        /** @description As the signing page saw it */
+        ipAddress: string | null;
+        userAgent: string | null;
+      };
+    };
+    RecipientSignedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.signed';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        /** Format: date-time */
+        at: string;
+        /** @description As the signing page saw it */
+        ipAddress: string | null;
+        userAgent: string | null;
+      };
+    };
+    RecipientApprovedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.approved';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        /** Format: date-time */
+        at: string;
+        /** @description As the signing page saw it */
+        ipAddress: string | null;
+        userAgent: string | null;
+      };
+    };
+    RecipientDeclinedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'recipient.declined';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        recipient: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        reason: string;
+        /** Format: date-time */
+        at: string;
+      };
+    };
+    EnvelopeDeclinedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.declined';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        reason: string;
+        decliner: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        };
+        /** Format: date-time */
+        at: string;
+      };
+    };
+    EnvelopeCompletedWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.completed';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        fileName: string;
+        /** @description sha256: of exactly the completed (sealed) document */
+        fileHash: string;
+        /** Format: date-time */
+        completedAt: string;
+        /** @description Bytes of the completed document */
+        size: number;
+        recipients: {
+          recipientId: string;
+          name: string;
+          email: string;
+          /** @enum {string} */
+          role: 'signer' | 'approver' | 'cc';
+          /** @description Their group: groups act in ascending order */
+          order: number;
+        }[];
+        download: {
+          /**
+           * Format: uri
+           * @description Presigned GET of the signed PDF; works until expiresAt only
+           */
+          url: string;
+          /** Format: date-time */
+          expiresAt: string;
+        } | null;
+      };
+    };
+    EnvelopeCanceledWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.canceled';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        /** Format: date-time */
+        at: string;
+      };
+    };
+    EnvelopeExpiredWebhook: {
+      /** @description Unique per event; equal to the webhook-id header */
+      id: string;
+      /** @constant */
+      type: 'envelope.expired';
+      /**
+       * Format: date-time
+       * @description When the event happened
+       */
+      timestamp: string;
+      data: {
+        envelopeId: string;
+        auditId: string;
+        /** Format: date-time */
+        at: string;
       };
     };
     WebhookTestWebhook: {

@@ -158,6 +158,97 @@ export const WEBHOOK_EVENTS = [
     schema: named('SigningExpiredWebhook', 'signing.expired', WEBHOOK_PAYLOADS['signing.expired'].extend({})),
   },
   {
+    type: 'envelope.sent',
+    summary: 'An envelope was sent: its first group of recipients is being notified',
+    schema: named(
+      'EnvelopeSentWebhook',
+      'envelope.sent: the envelope, its file, subject, every recipient (role and group) and its expiry.',
+      WEBHOOK_PAYLOADS['envelope.sent'].extend({}),
+    ),
+  },
+  {
+    type: 'recipient.notified',
+    summary: "A signer's or approver's turn came in an envelope (their email is on its way)",
+    schema: named(
+      'RecipientNotifiedWebhook',
+      'recipient.notified: sent for a turn only, not for a resend or a reminder.',
+      WEBHOOK_PAYLOADS['recipient.notified'].extend({}),
+    ),
+  },
+  {
+    type: 'recipient.viewed',
+    summary: 'A recipient of an envelope was shown the document (first view)',
+    schema: named(
+      'RecipientViewedWebhook',
+      'recipient.viewed, with the IP address and user agent the signing page saw.',
+      WEBHOOK_PAYLOADS['recipient.viewed'].extend({}),
+    ),
+  },
+  {
+    type: 'recipient.signed',
+    summary: 'A signer of an envelope signed',
+    schema: named(
+      'RecipientSignedWebhook',
+      'recipient.signed, with the IP address and user agent the signing page saw.',
+      WEBHOOK_PAYLOADS['recipient.signed'].extend({}),
+    ),
+  },
+  {
+    type: 'recipient.approved',
+    summary: 'An approver of an envelope approved',
+    schema: named(
+      'RecipientApprovedWebhook',
+      'recipient.approved, with the IP address and user agent the signing page saw.',
+      WEBHOOK_PAYLOADS['recipient.approved'].extend({}),
+    ),
+  },
+  {
+    type: 'recipient.declined',
+    summary:
+      'A signer or approver of an envelope declined, with a reason (the envelope.declined event follows)',
+    schema: named(
+      'RecipientDeclinedWebhook',
+      'recipient.declined: the recipient who declined and their reason.',
+      WEBHOOK_PAYLOADS['recipient.declined'].extend({}),
+    ),
+  },
+  {
+    type: 'envelope.declined',
+    summary: 'An envelope ended because a recipient declined',
+    schema: named(
+      'EnvelopeDeclinedWebhook',
+      'envelope.declined: the reason and the recipient who declined.',
+      WEBHOOK_PAYLOADS['envelope.declined'].extend({}),
+    ),
+  },
+  {
+    type: 'envelope.completed',
+    summary: 'Every signer and approver of an envelope acted: the sealed document is recorded',
+    schema: named(
+      'EnvelopeCompletedWebhook',
+      'envelope.completed: the file hash and size, every recipient, and a download link of the completed PDF valid for an hour (made for each attempt).',
+      WEBHOOK_PAYLOADS['envelope.completed'].extend({}),
+    ),
+  },
+  {
+    type: 'envelope.canceled',
+    summary: 'The sender canceled an envelope',
+    schema: named(
+      'EnvelopeCanceledWebhook',
+      'envelope.canceled',
+      WEBHOOK_PAYLOADS['envelope.canceled'].extend({}),
+    ),
+  },
+  {
+    type: 'envelope.expired',
+    summary: 'An envelope expired before every signer and approver acted',
+    schema: named(
+      'EnvelopeExpiredWebhook',
+      'envelope.expired',
+      WEBHOOK_PAYLOADS['envelope.expired'].extend({}),
+    ),
+  },
+  {
     type: 'webhook.test',
     summary: 'A test event (POST /api/v1/webhooks/{webhookId}/test)',
     schema: named('WebhookTestWebhook', 'webhook.test', WEBHOOK_PAYLOADS['webhook.test'].extend({})),

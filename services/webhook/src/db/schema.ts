@@ -54,7 +54,7 @@ export const events = webhookSchema.table(
     type: text('type').notNull(),
     occurredAt: at('occurred_at').notNull(),
     data: jsonb('data').notNull(),
-    /** The signed PDF, for the download link of document.signed and signing.completed. */
+    /** The signed PDF, for the download link of document.signed, signing.completed and envelope.completed. */
     objectKey: text('object_key'),
     createdAt: at('created_at').notNull().defaultNow(),
   },

@@ -11,7 +11,7 @@ import { signWebhook } from './signature';
 import { checkTarget, TargetRefusedError, type Lookup } from './ssrf';
 
 /** Event types whose payload carries a download link of the signed PDF. */
-const WITH_DOWNLOAD = new Set(['document.signed', 'signing.completed']);
+const WITH_DOWNLOAD = new Set(['document.signed', 'signing.completed', 'envelope.completed']);
 /** Characters of a receiver's answer kept in the delivery log. */
 const EXCERPT_CHARS = 1024;
 /** Stop trying to record this long before the claim's lease ends (another poll may claim it then). */

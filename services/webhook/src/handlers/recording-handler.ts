@@ -9,13 +9,14 @@ import type { WebhookServiceDeps } from './deps';
 export type TRecordingDeps = Pick<WebhookServiceDeps, 'store' | 'now' | 'onQueued'>;
 
 /**
- * A consumer that turns each event into a webhook event (`toEvent`, domain/events) and records it with
- * its deliveries; resolving acks the message, so an event is acked only once it is committed.
+ * A consumer that turns each event into webhook events (`toEvent`, domain/events and
+ * domain/envelope-events: one, or for some none or two) and records them with their deliveries;
+ * resolving acks the message, so an event is acked only once they are committed.
  */
 export const recordingHandler =
   <E extends EventContract<z.ZodType>>(
     deps: TRecordingDeps,
-    toEvent: (payload: z.infer<E['payload']>, ctx: EventContext) => NewEvent,
+    toEvent: (payload: z.infer<E['payload']>, ctx: EventContext) => NewEvent | readonly NewEvent[],
   ): EventHandler<E> =>
   (payload, ctx) =>
     recordEvent({

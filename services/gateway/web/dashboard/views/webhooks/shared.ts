@@ -13,6 +13,16 @@ export const EVENT_HINTS: Record<WebhookEventType, string> = {
   'signing.completed': 'a recipient signed',
   'signing.declined': 'a recipient declined',
   'signing.expired': 'a signing request expired unsigned',
+  'envelope.sent': 'an envelope was sent',
+  'recipient.notified': "an envelope recipient's turn came",
+  'recipient.viewed': 'an envelope recipient was shown the document',
+  'recipient.signed': 'an envelope signer signed',
+  'recipient.approved': 'an envelope approver approved',
+  'recipient.declined': 'an envelope recipient declined',
+  'envelope.declined': 'an envelope ended: a recipient declined',
+  'envelope.completed': 'an envelope completed (every signer and approver acted)',
+  'envelope.canceled': 'an envelope was canceled',
+  'envelope.expired': 'an envelope expired',
 };
 
 /** Why an endpoint is disabled, in words. */
