@@ -226,7 +226,7 @@ export const METRICS = {
     kind: 'counter',
     unit: '{run}',
     description:
-      'Runs of a periodic sweep, by sweep (`signed_objects`, `signing_requests`) and outcome (`ok`, `skipped`: another replica held the sweep, `error`).',
+      'Runs of a periodic sweep, by sweep (`signed_objects`, `signing_requests`, `envelopes`) and outcome (`ok`, `skipped`: another replica held the sweep, `error`).',
     labels: ['esign.sweep', 'esign.outcome'],
     services: ['document-store'],
   }),
@@ -235,7 +235,7 @@ export const METRICS = {
     kind: 'counter',
     unit: '{item}',
     description:
-      'What the sweeps collected, by sweep and item: `signed_objects` removes `signed_object` (a signed PDF no record holds); `signing_requests` marks `expired_request`, removes `original` (the PDF of an ended request) and sends `reminder`.',
+      'What the sweeps collected, by sweep and item: `signed_objects` removes `signed_object` (a signed PDF no record holds); `signing_requests` marks `expired_request`, removes `original` (the PDF of an ended request) and sends `reminder`; `envelopes` marks `expired_envelope`.',
     labels: ['esign.sweep', 'esign.item'],
     services: ['document-store'],
   }),
