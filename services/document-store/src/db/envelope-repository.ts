@@ -282,10 +282,9 @@ export const appendStory = async (
   if (entries.length === 0) return;
   await client.query(
     `insert into documents.envelope_events (envelope_id, recipient_id, event, at, ip_address, user_agent, details)
-     select $1, x.recipient_id, x.event, x.at, x.ip_address, x.user_agent, x.details
-     from jsonb_to_recordset($2::jsonb) with ordinality as x(
-       recipient_id text, event text, at timestamptz, ip_address text, user_agent text, details jsonb, n bigint
-     ) order by n`,
+     select $1, x->>'recipient_id', x->>'event', (x->>'at')::timestamptz, x->>'ip_address',
+       x->>'user_agent', x->'details'
+     from jsonb_array_elements($2::jsonb) with ordinality as t(x, n) order by n`,
     [
       envelopeId,
       JSON.stringify(
