@@ -214,7 +214,7 @@ export const startDocumentStore = (
               now,
             }),
             name: 'envelopes',
-            collected: (run) => ({ expired_envelope: run.expired.length }),
+            collected: (run) => ({ expired_envelope: run.expired.length, reminder: run.reminded.length }),
             ...sweepCounters,
           }),
           intervalMs: config.SIGNING_SWEEP_INTERVAL_MS,

@@ -497,6 +497,38 @@ describe('expiry', () => {
   });
 });
 
+describe('reminders', () => {
+  it('reminds a recipient whose turn came on the envelope settings, never an embedded one', async () => {
+    const start = new Date('2026-05-04T08:00:00.000Z');
+    clock = start;
+    const created = await create([signer('Ann', 1), signer('Eve', 1, { embedded: true }), signer('Bob', 2)], {
+      reminders: { firstAfterDays: 1, everyDays: 2, max: 2 },
+    });
+    const ann = recipientId(created, 'Ann');
+    const sweep = createEnvelopeSweep({
+      pool,
+      logger: createLogger({ service: 'test', level: 'error' }),
+      batch: 500,
+    });
+    const mine = async (days: number) => {
+      const run = await sweep.runOnce(new Date(start.getTime() + days * DAY));
+      return (run?.reminded ?? [])
+        .filter((r) => created.recipients.some((c) => c.recipientId === r.recipientId))
+        .map((r) => [r.recipientId === ann ? 'Ann' : r.recipientId, r.reminderNumber]);
+    };
+    expect(await mine(0.9)).toEqual([]);
+    expect(await mine(1)).toEqual([['Ann', 1]]);
+    expect(await mine(2)).toEqual([]);
+    // Reminders missed while no sweep ran collapse into one: the latest due.
+    expect(await mine(10)).toEqual([['Ann', 2]]);
+    expect(await mine(20)).toEqual([]);
+    const reminders = (await outboxOf(created.envelopeId, 'events.envelope.recipient-turn')).filter(
+      (row) => row.payload.reason === 'reminder',
+    );
+    expect(reminders.map((row) => (row.payload.recipient as { name: string }).name)).toEqual(['Ann', 'Ann']);
+  });
+});
+
 describe('links', () => {
   it('opens an embedded link once, within 5 minutes', async () => {
     clock = new Date('2026-03-02T09:00:00.000Z');

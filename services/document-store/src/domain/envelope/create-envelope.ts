@@ -4,6 +4,7 @@ import {
   ServiceError,
   type EnvelopeCreate,
   type TEnvelope,
+  ZReminderSettings,
 } from '@esign/contracts';
 import { newAuditId, randomBase62 } from '@esign/ids';
 import type { z } from 'zod';
@@ -112,7 +113,8 @@ export const createEnvelope = async (
       claimedUntil: null,
       completing: false,
       expiresAt: new Date(now.getTime() + request.expiresInDays * DAY_MS),
-      reminders: request.reminders ?? null,
+      // No settings: the contract's defaults (max 0 turns reminders off).
+      reminders: request.reminders ?? ZReminderSettings.parse({}),
       createdAt: now,
       completedAt: null,
       declinedAt: null,
