@@ -1,4 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { endpoint, type Bus } from '@esign/bus';
 import { createBlobStore, type BlobStore } from '@esign/blob';
@@ -27,6 +30,7 @@ import { startTestS3, type TestS3 } from '@esign/testing';
 import pg from 'pg';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDocumentStore } from '../src/start';
 import { createEnvelopeSweep } from '../src/sweep/envelope-sweep';
 import { test, verifyAuditChain, type TestBed } from './helpers';
 
@@ -733,5 +737,43 @@ describe('finalize', () => {
     expect(signedRows.rows).toEqual([
       { payload: expect.objectContaining({ countFromRecord: true }) as unknown },
     ]);
+  });
+});
+
+describe('the test clock', () => {
+  // Last in the file: this store's sweep runs on real time moved two days on, and so expires every
+  // pending envelope of the file that the fixed clock of the tests above made.
+  it('expires envelopes on the sweep of a store whose clock SIGNING_TEST_CLOCK_FILE moves', async () => {
+    clock = new Date();
+    const created = await create([signer('Ann')], { expiresInDays: 1 });
+    const dir = await mkdtemp(join(tmpdir(), 'envelope-clock-'));
+    const clockFile = join(dir, 'offset');
+    await writeFile(clockFile, String(2 * DAY));
+    const moved = await startDocumentStore(
+      {
+        ...bed.config,
+        SIGNING_TEST_CLOCK_FILE: clockFile,
+        SIGNING_SWEEP_INTERVAL_MS: 100,
+        SIGNED_SWEEP_INTERVAL_MS: 0,
+      },
+      { logger: createLogger({ service: 'test', level: 'error' }) },
+    );
+    try {
+      await expect
+        .poll(async () => {
+          const { rows } = await db.query<{ status: string }>(
+            'select status from documents.envelopes where id = $1',
+            [created.envelopeId],
+          );
+          return rows[0]?.status;
+        })
+        .toBe('expired');
+      await expect
+        .poll(async () => (await outboxOf(created.envelopeId, 'events.envelope.expired')).length)
+        .toBe(1);
+    } finally {
+      await moved.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,14 +8,14 @@ import {
 import type { z } from 'zod';
 import {
   appendStory,
+  envelopeOutboxEntry,
   findEnvelope,
   readStory,
   updateEnvelope,
   type TEnvelopeAggregate,
   type TEnvelopeStoryEntry,
 } from '../../db/envelope-repository';
-import { insertDocumentRecord, type TOutboxEntry } from '../../db/insert-document-record';
-import { envelopeOutboxEntry } from '../../db/envelope-repository';
+import { insertDocumentRecord } from '../../db/insert-document-record';
 import { inTransaction } from '../../db/signing-repository';
 import { chainAuditLog, type TAuditEntryDraft } from '../chain-audit-log';
 import { RECORDED_EVENT } from '../record-document';
@@ -112,25 +112,22 @@ export const finalizeEnvelope = async (
     };
     const copies = recipients.filter((r) => r.role === 'cc');
     const documentId = randomUUID();
-    const signedEventId = randomUUID();
     const signerName = signers.map((r) => r.name).join(', ');
     const signerEmail = signers.map((r) => r.email).join(', ');
-    const signedEvent: TOutboxEntry = {
-      ...envelopeOutboxEntry(DocumentSigned.subject, () => ({
-        documentId,
-        accountId: envelope.accountId,
-        auditId: envelope.auditId,
-        fileHash: sealed.fileHash,
-        signedAt: sealed.signedAt,
-        eventId: signedEventId,
-        fileName: sealed.signedFileName,
-        signerName,
-        signerEmail,
-        objectKey: sealed.signedKey,
-        countFromRecord: true,
-      })),
-      id: signedEventId,
-    };
+    // As `document.record` publishes it; counted by the key service from the record (no reservation).
+    const signedEvent = envelopeOutboxEntry(DocumentSigned.subject, (eventId) => ({
+      documentId,
+      accountId: envelope.accountId,
+      auditId: envelope.auditId,
+      fileHash: sealed.fileHash,
+      signedAt: sealed.signedAt,
+      eventId,
+      fileName: sealed.signedFileName,
+      signerName,
+      signerEmail,
+      objectKey: sealed.signedKey,
+      countFromRecord: true,
+    }));
     const completed = envelopeEvent(EnvelopeCompleted.subject, envelope, now, {
       recipients: recipients.map(eventRecipient),
       fileHash: sealed.fileHash,
