@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
-import { busOptionsFrom, busResource } from '@esign/bus';
+import { busOptionsFrom, busResource, countParkedEvents, observeConsumerLag } from '@esign/bus';
 import { databaseUnavailable, isDatabaseDown, migratedDatabase } from '@esign/db';
 import { EnvelopeFinalizeDue, PdfCompleteEnvelope } from '@esign/contracts';
 import {
@@ -129,7 +129,14 @@ export const startDocumentStore = (
         concurrentIndexes: CONCURRENT_INDEXES,
       }),
     );
-    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'document-store', logger }));
+    const bus = await use(
+      busResource({
+        ...busOptionsFrom(config),
+        name: 'document-store',
+        logger,
+        onParked: countParkedEvents(metrics),
+      }),
+    );
     await bus.ensureEventStream();
     const documents = createDocumentRepository({ db: database.db, pool: database.pool });
     observeOutbox({ pool: database.pool, metrics });
@@ -230,7 +237,7 @@ export const startDocumentStore = (
       onWritten: outboxRelay.notify,
     };
     // Envelopes whose signers and approvers have all acted are sealed (by pdf-signer) and recorded.
-    await bus.consume(
+    const finalizing = await bus.consume(
       EnvelopeFinalizeDue,
       finalizeDueHandler({
         ...envelope,
@@ -245,6 +252,7 @@ export const startDocumentStore = (
         outage: { isOutage: isDatabaseDown },
       },
     );
+    observeConsumerLag({ bus, metrics, durables: [finalizing.durable] });
     const signing: SigningHandlerDeps = {
       pool: database.pool,
       now,

@@ -304,7 +304,7 @@ export const METRICS = {
     description:
       'Messages of a durable JetStream consumer not yet delivered (its backlog), by durable name; read from the consumer info at each scrape.',
     labels: ['messaging.consumer.group.name'],
-    services: ['mailer', 'webhook', 'key'],
+    services: ['mailer', 'webhook', 'key', 'document-store'],
   }),
   consumerAckPending: spec({
     name: 'esign.bus.consumer.ack_pending',
@@ -313,7 +313,7 @@ export const METRICS = {
     description:
       'Messages of a durable JetStream consumer delivered and not yet acknowledged (being handled, or waiting out the ack wait).',
     labels: ['messaging.consumer.group.name'],
-    services: ['mailer', 'webhook', 'key'],
+    services: ['mailer', 'webhook', 'key', 'document-store'],
   }),
   consumerParked: spec({
     name: 'esign.bus.consumer.parked',
@@ -322,7 +322,7 @@ export const METRICS = {
     description:
       'Messages a durable consumer parked (never delivered to it again; they stay in the stream), by durable and reason: `contract` (fails its contract), `unprocessable`, `exhausted` (its last allowed delivery failed).',
     labels: ['messaging.consumer.group.name', 'esign.reason'],
-    services: ['mailer', 'webhook', 'key'],
+    services: ['mailer', 'webhook', 'key', 'document-store'],
   }),
 
   // ── Every process ────────────────────────────────────────────────────────────────────────────────
