@@ -633,6 +633,8 @@ describe('envelope.list', () => {
 describe('finalize', () => {
   let pdf: Bus | undefined;
   const sealed: string[] = [];
+  /** Envelopes whose first sealing fails (pdf-signer down or failing). */
+  const failOnce = new Set<string>();
 
   test.beforeAll(async ({ bed: fileBed }) => {
     // pdf-signer's pdf.complete-envelope, as far as document-store sees it: the head copied to the
@@ -648,6 +650,7 @@ describe('finalize', () => {
     await pdf.serve([
       endpoint(PdfCompleteEnvelope, async (request) => {
         sealed.push(request.envelopeId);
+        if (failOnce.delete(request.envelopeId)) throw new Error('the seal failed');
         const signedKey = `signed/${request.accountId}/${request.auditId}.pdf`;
         await blob.copy(request.sourceKey, signedKey);
         const bytes = await blob.getBuffer(signedKey);
@@ -737,6 +740,27 @@ describe('finalize', () => {
     expect(signedRows.rows).toEqual([
       { payload: expect.objectContaining({ countFromRecord: true }) as unknown },
     ]);
+  });
+
+  it('records nothing when the seal fails, and completes on the redelivery', async () => {
+    clock = new Date();
+    const created = await create([approver('Ann')]);
+    failOnce.add(created.envelopeId);
+    const ann = await linkOf(recipientId(created, 'Ann'));
+    const { accountId } = await bed.client.request(EnvelopeFindByToken, { tokenHash: ann });
+    await bed.client.request(EnvelopeApprove, { tokenHash: ann, ...act });
+    const ref = { accountId, envelopeId: created.envelopeId };
+    await expect.poll(() => sealed.filter((id) => id === created.envelopeId).length).toBeGreaterThan(0);
+    expect(await outboxOf(created.envelopeId, 'events.envelope.completed')).toEqual([]);
+    await expect
+      .poll(async () => (await bed.client.request(EnvelopeGet, ref)).status, { timeout: 15_000 })
+      .toBe('completed');
+    expect(sealed.filter((id) => id === created.envelopeId)).toHaveLength(2);
+    expect(await outboxOf(created.envelopeId, 'events.envelope.completed')).toHaveLength(1);
+    const recorded = await bed.client.request(DocumentGet, { accountId, auditId: created.auditId });
+    // Approvers only: nobody signed, so no signer's name and no address.
+    expect(recorded).toMatchObject({ signerName: '', ipAddress: '' });
+    expect(verifyAuditChain(created.auditId, recorded.auditLog)).toEqual([]);
   });
 });
 
