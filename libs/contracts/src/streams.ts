@@ -4,6 +4,7 @@ export const EVENTS_STREAM = 'EVENTS';
 export const DURABLE_EVENT_SUBJECTS = [
   'events.document.>',
   'events.signing.>',
+  'events.envelope.>',
   'events.sign-in.>',
   'events.webhook.>',
   'events.envelope.>',

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
-import { busOptionsFrom, busResource } from '@esign/bus';
-import { databaseUnavailable, migratedDatabase } from '@esign/db';
+import { busOptionsFrom, busResource, countParkedEvents, observeConsumerLag } from '@esign/bus';
+import { databaseUnavailable, isDatabaseDown, migratedDatabase } from '@esign/db';
+import { EnvelopeFinalizeDue, PdfCompleteEnvelope } from '@esign/contracts';
 import {
   createLogger,
   healthServer,
@@ -35,11 +36,30 @@ import { listSigningRequestsHandler } from './handlers/signing/list-signing-requ
 import { recordSigningViewHandler } from './handlers/signing/record-signing-view';
 import { releaseSigningRequestHandler } from './handlers/signing/release-signing-request';
 import { resendSigningRequestHandler } from './handlers/signing/resend-signing-request';
+import { approveEnvelopeHandler } from './handlers/envelope/approve-envelope';
+import { attachEnvelopeLinkHandler } from './handlers/envelope/attach-envelope-link';
+import { cancelEnvelopeHandler } from './handlers/envelope/cancel-envelope';
+import { claimEnvelopeHandler } from './handlers/envelope/claim-envelope';
+import { createEnvelopeHandler } from './handlers/envelope/create-envelope';
+import { declineEnvelopeHandler } from './handlers/envelope/decline-envelope';
+import type { EnvelopeHandlerDeps } from './handlers/envelope/deps';
+import { finalizeDueHandler } from './handlers/envelope/finalize-due';
+import { findEnvelopeByTokenHandler } from './handlers/envelope/find-envelope-by-token';
+import { getEnvelopeHandler } from './handlers/envelope/get-envelope';
+import { getEnvelopeDocumentHandler } from './handlers/envelope/get-envelope-document';
+import { listEnvelopesHandler } from './handlers/envelope/list-envelopes';
+import { recordEnvelopeRevisionHandler } from './handlers/envelope/record-envelope-revision';
+import { recordEnvelopeViewHandler } from './handlers/envelope/record-envelope-view';
+import { releaseEnvelopeHandler } from './handlers/envelope/release-envelope';
 import { createOutboxRepository } from './outbox/outbox-repository';
 import { OUTBOX_EVENTS, publishOutboxBatch } from './outbox/publish-outbox-batch';
 import { startOutboxRelay } from './outbox/start-outbox-relay';
 import { createSignedSweep, startSignedSweep } from './sweep/signed-sweep';
+import { createEnvelopeSweep } from './sweep/envelope-sweep';
 import { createSigningSweep } from './sweep/signing-sweep';
+
+/** How long finalizing waits for pdf-signer to seal an envelope's document (certificate and seal). */
+const COMPLETE_ENVELOPE_TIMEOUT_MS = 60_000;
 
 /** A running document-store. */
 export interface DocumentStore {
@@ -72,7 +92,9 @@ const testClock = (config: TDocumentStoreConfig): (() => Date) | undefined => {
 /**
  * Migrate the `documents` schema, make sure the JetStream event stream exists, start the outbox relay
  * and the sweeps, and serve `document.record`, `document.list`, `document.get`,
- * `document.find-by-idempotency-key`, `document.find-issued` (public verification) and the `signing.*` subjects (send for signing).
+ * `document.find-by-idempotency-key`, `document.find-issued` (public verification), the `signing.*`
+ * subjects (send for signing) and the `envelope.*` subjects (envelopes), and consume
+ * `events.envelope.finalize-due`.
  */
 export const startDocumentStore = (
   config: TDocumentStoreConfig,
@@ -107,7 +129,14 @@ export const startDocumentStore = (
         concurrentIndexes: CONCURRENT_INDEXES,
       }),
     );
-    const bus = await use(busResource({ ...busOptionsFrom(config), name: 'document-store', logger }));
+    const bus = await use(
+      busResource({
+        ...busOptionsFrom(config),
+        name: 'document-store',
+        logger,
+        onParked: countParkedEvents(metrics),
+      }),
+    );
     await bus.ensureEventStream();
     const documents = createDocumentRepository({ db: database.db, pool: database.pool });
     observeOutbox({ pool: database.pool, metrics });
@@ -179,6 +208,51 @@ export const startDocumentStore = (
         }),
       );
     }
+    // Pending envelopes expire on the same schedule and clock as signing requests.
+    if (config.SIGNING_SWEEP_INTERVAL_MS > 0) {
+      await use(
+        sweepResource({
+          sweep: countSweepRuns({
+            sweep: createEnvelopeSweep({
+              pool: database.pool,
+              logger,
+              batch: config.SIGNING_SWEEP_BATCH,
+              onWritten: outboxRelay.notify,
+              now,
+            }),
+            name: 'envelopes',
+            collected: (run) => ({ expired_envelope: run.expired.length, reminder: run.reminded.length }),
+            ...sweepCounters,
+          }),
+          intervalMs: config.SIGNING_SWEEP_INTERVAL_MS,
+          logger,
+          label: 'envelope sweep',
+        }),
+      );
+    }
+    const envelope: EnvelopeHandlerDeps = {
+      pool: database.pool,
+      now,
+      claimMs: config.SIGNING_CLAIM_MS,
+      onWritten: outboxRelay.notify,
+    };
+    // Envelopes whose signers and approvers have all acted are sealed (by pdf-signer) and recorded.
+    const finalizing = await bus.consume(
+      EnvelopeFinalizeDue,
+      finalizeDueHandler({
+        ...envelope,
+        completeEnvelope: (request) =>
+          bus.request(PdfCompleteEnvelope, request, { timeoutMs: COMPLETE_ENVELOPE_TIMEOUT_MS }),
+      }),
+      {
+        durable: 'document-store-envelope-finalize',
+        concurrency: 4,
+        maxDeliveries: 20,
+        ackWaitMs: 2 * COMPLETE_ENVELOPE_TIMEOUT_MS,
+        outage: { isOutage: isDatabaseDown },
+      },
+    );
+    observeConsumerLag({ bus, metrics, durables: [finalizing.durable] });
     const signing: SigningHandlerDeps = {
       pool: database.pool,
       now,
@@ -204,6 +278,19 @@ export const startDocumentStore = (
         listSigningRequestsHandler(signing),
         claimSigningRequestHandler(signing),
         releaseSigningRequestHandler(signing),
+        createEnvelopeHandler(envelope),
+        getEnvelopeHandler(envelope),
+        listEnvelopesHandler(envelope),
+        cancelEnvelopeHandler(envelope),
+        getEnvelopeDocumentHandler(envelope),
+        attachEnvelopeLinkHandler(envelope),
+        findEnvelopeByTokenHandler(envelope),
+        recordEnvelopeViewHandler(envelope),
+        claimEnvelopeHandler(envelope),
+        releaseEnvelopeHandler(envelope),
+        recordEnvelopeRevisionHandler(envelope),
+        approveEnvelopeHandler(envelope),
+        declineEnvelopeHandler(envelope),
       ],
       // Postgres being down is a 503 for the client, not a bug.
       { unavailable: databaseUnavailable },

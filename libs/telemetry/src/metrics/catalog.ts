@@ -226,7 +226,7 @@ export const METRICS = {
     kind: 'counter',
     unit: '{run}',
     description:
-      'Runs of a periodic sweep, by sweep (`signed_objects`, `signing_requests`) and outcome (`ok`, `skipped`: another replica held the sweep, `error`).',
+      'Runs of a periodic sweep, by sweep (`signed_objects`, `signing_requests`, `envelopes`) and outcome (`ok`, `skipped`: another replica held the sweep, `error`).',
     labels: ['esign.sweep', 'esign.outcome'],
     services: ['document-store'],
   }),
@@ -235,7 +235,7 @@ export const METRICS = {
     kind: 'counter',
     unit: '{item}',
     description:
-      'What the sweeps collected, by sweep and item: `signed_objects` removes `signed_object` (a signed PDF no record holds); `signing_requests` marks `expired_request`, removes `original` (the PDF of an ended request) and sends `reminder`.',
+      'What the sweeps collected, by sweep and item: `signed_objects` removes `signed_object` (a signed PDF no record holds); `signing_requests` marks `expired_request`, removes `original` (the PDF of an ended request) and sends `reminder`; `envelopes` marks `expired_envelope`.',
     labels: ['esign.sweep', 'esign.item'],
     services: ['document-store'],
   }),
@@ -304,7 +304,7 @@ export const METRICS = {
     description:
       'Messages of a durable JetStream consumer not yet delivered (its backlog), by durable name; read from the consumer info at each scrape.',
     labels: ['messaging.consumer.group.name'],
-    services: ['mailer', 'webhook', 'key'],
+    services: ['mailer', 'webhook', 'key', 'document-store'],
   }),
   consumerAckPending: spec({
     name: 'esign.bus.consumer.ack_pending',
@@ -313,7 +313,7 @@ export const METRICS = {
     description:
       'Messages of a durable JetStream consumer delivered and not yet acknowledged (being handled, or waiting out the ack wait).',
     labels: ['messaging.consumer.group.name'],
-    services: ['mailer', 'webhook', 'key'],
+    services: ['mailer', 'webhook', 'key', 'document-store'],
   }),
   consumerParked: spec({
     name: 'esign.bus.consumer.parked',
@@ -322,7 +322,7 @@ export const METRICS = {
     description:
       'Messages a durable consumer parked (never delivered to it again; they stay in the stream), by durable and reason: `contract` (fails its contract), `unprocessable`, `exhausted` (its last allowed delivery failed).',
     labels: ['messaging.consumer.group.name', 'esign.reason'],
-    services: ['mailer', 'webhook', 'key'],
+    services: ['mailer', 'webhook', 'key', 'document-store'],
   }),
 
   // ── Every process ────────────────────────────────────────────────────────────────────────────────

@@ -223,6 +223,137 @@ export const signingEvents = documentsSchema.table(
   (t) => [index('signing_events_send_id_idx').on(t.sendId, t.id)],
 );
 
+/**
+ * An envelope: one document, several recipients acting in groups in the sender's order. `head_key` is
+ * the document as it stands (the original, then each signer's revision: `revision` counts them); one
+ * signer at a time holds the head (`claim_recipient_id` until `claimed_until`). `completing` is set when
+ * every signer and approver has acted and `events.envelope.finalize-due` is queued; the finalize
+ * consumer then records the sealed document under `audit_id` and sets `completed`.
+ */
+export const envelopes = documentsSchema.table(
+  'envelopes',
+  {
+    id: text('id').primaryKey(),
+    accountId: uuid('account_id').notNull(),
+    auditId: text('audit_id').notNull().unique('envelopes_audit_id_unique'),
+    senderEmail: text('sender_email').notNull(),
+    subject: text('subject').notNull(),
+    message: text('message'),
+    fileName: text('file_name').notNull(),
+    originalKey: text('original_key').notNull(),
+    originalHash: text('original_hash').notNull(),
+    pageCount: integer('page_count').notNull(),
+    /** pending | completed | declined | canceled | expired */
+    status: text('status').notNull(),
+    headKey: text('head_key').notNull(),
+    revision: integer('revision').notNull().default(0),
+    claimRecipientId: text('claim_recipient_id'),
+    claimedUntil: timestamptz('claimed_until'),
+    completing: boolean('completing').notNull().default(false),
+    expiresAt: timestamptz('expires_at').notNull(),
+    /** `{ firstAfterDays, everyDays, max }`, or null for none. */
+    reminders: jsonb('reminders').$type<{ firstAfterDays: number; everyDays: number; max: number }>(),
+    createdAt: timestamptz('created_at').notNull(),
+    completedAt: timestamptz('completed_at'),
+    declinedAt: timestamptz('declined_at'),
+    declineReason: text('decline_reason'),
+    canceledAt: timestamptz('canceled_at'),
+    expiredAt: timestamptz('expired_at'),
+    /** `sha256:` of the completed document, and where it is. */
+    fileHash: text('file_hash'),
+    signedKey: text('signed_key'),
+    idempotencyKey: text('idempotency_key'),
+    requestHash: text('request_hash'),
+  },
+  (t) => [
+    check(
+      'envelopes_status_check',
+      sql`${t.status} in ('pending', 'completed', 'declined', 'canceled', 'expired')`,
+    ),
+    uniqueIndex('envelopes_account_idempotency_key_idx')
+      .on(t.accountId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
+    index('envelopes_account_created_at_idx').on(t.accountId, t.createdAt, t.id),
+    index('envelopes_pending_expires_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+/** An envelope's recipients, in the sender's order (`position`). */
+export const envelopeRecipients = documentsSchema.table(
+  'envelope_recipients',
+  {
+    id: text('id').primaryKey(),
+    envelopeId: text('envelope_id')
+      .notNull()
+      .references(() => envelopes.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    name: text('name').notNull(),
+    email: text('email').notNull(),
+    /** signer | approver | cc */
+    role: text('role').notNull(),
+    orderGroup: integer('order_group').notNull(),
+    requireEmailCode: boolean('require_email_code').notNull(),
+    embedded: boolean('embedded').notNull(),
+    fields: jsonb('fields').$type<unknown[]>().notNull(),
+    /** waiting | notified | viewed | signed | approved | declined */
+    status: text('status').notNull(),
+    notifiedAt: timestamptz('notified_at'),
+    viewedAt: timestamptz('viewed_at'),
+    actedAt: timestamptz('acted_at'),
+    declineReason: text('decline_reason'),
+    remindersSent: integer('reminders_sent').notNull().default(0),
+    lastRemindedAt: timestamptz('last_reminded_at'),
+  },
+  (t) => [uniqueIndex('envelope_recipients_envelope_position_idx').on(t.envelopeId, t.position)],
+);
+
+/**
+ * Links of envelope recipients, as the SHA-256 (hex) of their token only. An embedded link (`mode`
+ * `embedded`) opens within `expires_at` (5 minutes) and once: its first `envelope.record-view` sets
+ * `used_at`, after which it keeps working for the page that opened it but refuses another view.
+ */
+export const envelopeLinks = documentsSchema.table(
+  'envelope_links',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    recipientId: text('recipient_id')
+      .notNull()
+      .references(() => envelopeRecipients.id, { onDelete: 'cascade' }),
+    /** replace | add | embedded */
+    mode: text('mode').notNull(),
+    eventId: uuid('event_id'),
+    createdAt: timestamptz('created_at').notNull(),
+    revokedAt: timestamptz('revoked_at'),
+    expiresAt: timestamptz('expires_at'),
+    usedAt: timestamptz('used_at'),
+  },
+  (t) => [index('envelope_links_recipient_id_idx').on(t.recipientId)],
+);
+
+/**
+ * An envelope's story (sent, notified, emailed, viewed, signed, approved, declined, canceled, expired,
+ * completed, reminded), in order. When the envelope completes, these entries head the document's
+ * hash-chained audit log.
+ */
+export const envelopeEvents = documentsSchema.table(
+  'envelope_events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    envelopeId: text('envelope_id')
+      .notNull()
+      .references(() => envelopes.id, { onDelete: 'cascade' }),
+    recipientId: text('recipient_id'),
+    event: text('event').notNull(),
+    at: timestamptz('at').notNull(),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    details: jsonb('details').$type<TAuditDetails>().notNull(),
+  },
+  (t) => [index('envelope_events_envelope_id_idx').on(t.envelopeId, t.id)],
+);
+
 export const schema = {
   documents,
   auditEvents,
@@ -231,5 +362,9 @@ export const schema = {
   signingRequests,
   signingLinks,
   signingEvents,
+  envelopes,
+  envelopeRecipients,
+  envelopeLinks,
+  envelopeEvents,
 };
 export type TDocumentsSchema = typeof schema;

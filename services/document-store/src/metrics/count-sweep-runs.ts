@@ -1,9 +1,9 @@
 import type { CounterOf } from '@esign/telemetry';
 
 /** The sweeps of document-store, as the `esign.sweep` label names them. */
-export type TSweepName = 'signed_objects' | 'signing_requests';
+export type TSweepName = 'signed_objects' | 'signing_requests' | 'envelopes';
 /** What a sweep collects, as the `esign.item` label names it. */
-export type TSweptItem = 'signed_object' | 'expired_request' | 'original' | 'reminder';
+export type TSweptItem = 'signed_object' | 'expired_request' | 'original' | 'reminder' | 'expired_envelope';
 
 interface Sweep<R> {
   /** One run; `undefined` when another replica held the sweep. */

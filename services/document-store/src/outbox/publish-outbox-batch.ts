@@ -1,6 +1,16 @@
 import type { Bus } from '@esign/bus';
 import {
   DocumentSigned,
+  EnvelopeCanceled,
+  EnvelopeCompleted,
+  EnvelopeDeclined,
+  EnvelopeExpired,
+  EnvelopeFinalizeDue,
+  EnvelopeRecipientApproved,
+  EnvelopeRecipientSigned,
+  EnvelopeRecipientTurn,
+  EnvelopeRecipientViewed,
+  EnvelopeSent,
   SigningCanceled,
   SigningCompleted,
   SigningDeclined,
@@ -24,6 +34,16 @@ export const OUTBOX_EVENTS: ReadonlyMap<string, EventContract<z.ZodType>> = new 
   [SigningDeclined.subject, SigningDeclined],
   [SigningCanceled.subject, SigningCanceled],
   [SigningExpired.subject, SigningExpired],
+  [EnvelopeSent.subject, EnvelopeSent],
+  [EnvelopeRecipientTurn.subject, EnvelopeRecipientTurn],
+  [EnvelopeRecipientViewed.subject, EnvelopeRecipientViewed],
+  [EnvelopeRecipientSigned.subject, EnvelopeRecipientSigned],
+  [EnvelopeRecipientApproved.subject, EnvelopeRecipientApproved],
+  [EnvelopeFinalizeDue.subject, EnvelopeFinalizeDue],
+  [EnvelopeCompleted.subject, EnvelopeCompleted],
+  [EnvelopeDeclined.subject, EnvelopeDeclined],
+  [EnvelopeCanceled.subject, EnvelopeCanceled],
+  [EnvelopeExpired.subject, EnvelopeExpired],
 ] as [string, EventContract<z.ZodType>][]);
 
 /**

@@ -1,0 +1,408 @@
+import { randomUUID } from 'node:crypto';
+import type { TEnvelopeField, TRecipientRole, TRecipientStatus, TEnvelopeStatus } from '@esign/contracts';
+import { traceCarrier } from '@esign/telemetry';
+import type { TOutboxEntry } from './insert-document-record';
+import type { TAuditDetails } from './schema';
+import type { Queryable } from './signing-repository';
+
+/** An envelope as stored (`documents.envelopes`). */
+export interface TEnvelopeRow {
+  readonly id: string;
+  readonly accountId: string;
+  readonly auditId: string;
+  readonly senderEmail: string;
+  readonly subject: string;
+  readonly message: string | null;
+  readonly fileName: string;
+  readonly originalKey: string;
+  readonly originalHash: string;
+  readonly pageCount: number;
+  readonly status: TEnvelopeStatus;
+  readonly headKey: string;
+  readonly revision: number;
+  readonly claimRecipientId: string | null;
+  readonly claimedUntil: Date | null;
+  readonly completing: boolean;
+  readonly expiresAt: Date;
+  readonly reminders: { firstAfterDays: number; everyDays: number; max: number } | null;
+  readonly createdAt: Date;
+  readonly completedAt: Date | null;
+  readonly declinedAt: Date | null;
+  readonly declineReason: string | null;
+  readonly canceledAt: Date | null;
+  readonly expiredAt: Date | null;
+  readonly fileHash: string | null;
+  readonly signedKey: string | null;
+  readonly idempotencyKey: string | null;
+  readonly requestHash: string | null;
+}
+
+/** A recipient as stored (`documents.envelope_recipients`). */
+export interface TRecipientRow {
+  readonly id: string;
+  readonly envelopeId: string;
+  readonly position: number;
+  readonly name: string;
+  readonly email: string;
+  readonly role: TRecipientRole;
+  readonly orderGroup: number;
+  readonly requireEmailCode: boolean;
+  readonly embedded: boolean;
+  readonly fields: TEnvelopeField[];
+  readonly status: TRecipientStatus;
+  readonly notifiedAt: Date | null;
+  readonly viewedAt: Date | null;
+  readonly actedAt: Date | null;
+  readonly declineReason: string | null;
+  readonly remindersSent: number;
+  readonly lastRemindedAt: Date | null;
+}
+
+/** An envelope with its recipients in the sender's order. */
+export interface TEnvelopeAggregate {
+  readonly envelope: TEnvelopeRow;
+  readonly recipients: TRecipientRow[];
+}
+
+/** One entry of an envelope's story (`documents.envelope_events`). */
+export interface TEnvelopeStoryEntry {
+  readonly recipientId: string | null;
+  readonly event: string;
+  readonly at: Date;
+  readonly ipAddress: string | null;
+  readonly userAgent: string | null;
+  readonly details: TAuditDetails;
+}
+
+export const ENVELOPE_COLUMNS = `
+  id, account_id as "accountId", audit_id as "auditId", sender_email as "senderEmail", subject, message,
+  file_name as "fileName", original_key as "originalKey", original_hash as "originalHash",
+  page_count as "pageCount", status, head_key as "headKey", revision,
+  claim_recipient_id as "claimRecipientId", claimed_until as "claimedUntil", completing,
+  expires_at as "expiresAt", reminders, created_at as "createdAt", completed_at as "completedAt",
+  declined_at as "declinedAt", decline_reason as "declineReason", canceled_at as "canceledAt",
+  expired_at as "expiredAt", file_hash as "fileHash", signed_key as "signedKey",
+  idempotency_key as "idempotencyKey", request_hash as "requestHash"`;
+
+const RECIPIENT_COLUMNS = `
+  id, envelope_id as "envelopeId", position, name, email, role, order_group as "orderGroup",
+  require_email_code as "requireEmailCode", embedded, fields, status, notified_at as "notifiedAt",
+  viewed_at as "viewedAt", acted_at as "actedAt", decline_reason as "declineReason",
+  reminders_sent as "remindersSent", last_reminded_at as "lastRemindedAt"`;
+
+/** The account already used this Idempotency-Key for an envelope (nothing was written). */
+export class EnvelopeIdempotencyKeyTaken extends Error {
+  override readonly name = 'EnvelopeIdempotencyKeyTaken';
+}
+
+const IDEMPOTENCY_INDEX = 'envelopes_account_idempotency_key_idx';
+
+/** The recipients of envelopes, in the sender's order. */
+export const readRecipients = async (client: Queryable, envelopeIds: string[]): Promise<TRecipientRow[]> => {
+  if (envelopeIds.length === 0) return [];
+  const { rows } = await client.query<TRecipientRow>(
+    `select ${RECIPIENT_COLUMNS} from documents.envelope_recipients
+     where envelope_id = any($1::text[]) order by envelope_id, position`,
+    [envelopeIds],
+  );
+  return rows;
+};
+
+const withRecipients = async (
+  client: Queryable,
+  envelope: TEnvelopeRow | undefined,
+): Promise<TEnvelopeAggregate | undefined> =>
+  envelope ? { envelope, recipients: await readRecipients(client, [envelope.id]) } : undefined;
+
+/** An envelope by id (of the account when given), locked for the transaction when `lock`. */
+export const findEnvelope = async (
+  client: Queryable,
+  where: { envelopeId: string; accountId?: string },
+  options: { lock: boolean },
+): Promise<TEnvelopeAggregate | undefined> => {
+  const { rows } = await client.query<TEnvelopeRow>(
+    `select ${ENVELOPE_COLUMNS} from documents.envelopes
+     where id = $1 and ($2::uuid is null or account_id = $2::uuid) ${options.lock ? 'for update' : ''}`,
+    [where.envelopeId, where.accountId ?? null],
+  );
+  return withRecipients(client, rows[0]);
+};
+
+/** The envelope a recipient belongs to. */
+export const findRecipientEnvelopeId = async (
+  client: Queryable,
+  recipientId: string,
+): Promise<string | undefined> => {
+  const { rows } = await client.query<{ envelopeId: string }>(
+    'select envelope_id as "envelopeId" from documents.envelope_recipients where id = $1',
+    [recipientId],
+  );
+  return rows[0]?.envelopeId;
+};
+
+/** A link as found by its token's hash (revoked ones too: the caller decides). */
+export interface TEnvelopeLinkRow {
+  readonly tokenHash: string;
+  readonly recipientId: string;
+  readonly envelopeId: string;
+  readonly mode: 'replace' | 'add' | 'embedded';
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+  readonly expiresAt: Date | null;
+  readonly usedAt: Date | null;
+}
+
+/**
+ * A live link: not revoked (a link revoked because its envelope ended is still found, so that the page
+ * can answer that the envelope ended), and for an embedded link either used already or still inside
+ * its opening window.
+ */
+export const findLiveLink = async (
+  client: Queryable,
+  tokenHash: string,
+  now: Date,
+): Promise<TEnvelopeLinkRow | undefined> => {
+  const { rows } = await client.query<TEnvelopeLinkRow>(
+    `select l.token_hash as "tokenHash", l.recipient_id as "recipientId", r.envelope_id as "envelopeId",
+       l.mode, l.created_at as "createdAt", l.revoked_at as "revokedAt", l.expires_at as "expiresAt",
+       l.used_at as "usedAt"
+     from documents.envelope_links l
+       join documents.envelope_recipients r on r.id = l.recipient_id
+       join documents.envelopes e on e.id = r.envelope_id
+     where l.token_hash = $1 and (l.revoked_at is null or e.status <> 'pending')
+       and (l.expires_at is null or l.used_at is not null or l.expires_at > $2)`,
+    [tokenHash, now],
+  );
+  return rows[0];
+};
+
+export const findEnvelopeByIdempotencyKey = async (
+  client: Queryable,
+  accountId: string,
+  key: string,
+): Promise<TEnvelopeAggregate | undefined> => {
+  const { rows } = await client.query<TEnvelopeRow>(
+    `select ${ENVELOPE_COLUMNS} from documents.envelopes where account_id = $1 and idempotency_key = $2`,
+    [accountId, key],
+  );
+  return withRecipients(client, rows[0]);
+};
+
+/** Insert a new envelope and its recipients; `EnvelopeIdempotencyKeyTaken` when the account's key is taken. */
+export const insertEnvelope = async (client: Queryable, aggregate: TEnvelopeAggregate): Promise<void> => {
+  const e = aggregate.envelope;
+  await client
+    .query(
+      `insert into documents.envelopes (
+         id, account_id, audit_id, sender_email, subject, message, file_name, original_key, original_hash,
+         page_count, status, head_key, revision, expires_at, reminders, created_at, idempotency_key,
+         request_hash
+       ) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $8, 0, $11, $12, $13, $14, $15)`,
+      [
+        e.id,
+        e.accountId,
+        e.auditId,
+        e.senderEmail,
+        e.subject,
+        e.message,
+        e.fileName,
+        e.originalKey,
+        e.originalHash,
+        e.pageCount,
+        e.expiresAt,
+        e.reminders ? JSON.stringify(e.reminders) : null,
+        e.createdAt,
+        e.idempotencyKey,
+        e.requestHash,
+      ],
+    )
+    .catch((err: unknown) => {
+      const x = err as { code?: string; constraint?: string };
+      if (x.code === '23505' && x.constraint === IDEMPOTENCY_INDEX) throw new EnvelopeIdempotencyKeyTaken();
+      throw err;
+    });
+  const r = aggregate.recipients;
+  await client.query(
+    `insert into documents.envelope_recipients (
+       id, envelope_id, position, name, email, role, order_group, require_email_code, embedded, fields, status
+     )
+     select id, $1, position, name, email, role, order_group, require_email_code, embedded, fields, 'waiting'
+     from jsonb_to_recordset($2::jsonb) as x(
+       id text, position integer, name text, email text, role text, order_group integer,
+       require_email_code boolean, embedded boolean, fields jsonb
+     )`,
+    [
+      e.id,
+      JSON.stringify(
+        r.map((x) => ({
+          id: x.id,
+          position: x.position,
+          name: x.name,
+          email: x.email,
+          role: x.role,
+          order_group: x.orderGroup,
+          require_email_code: x.requireEmailCode,
+          embedded: x.embedded,
+          fields: x.fields,
+        })),
+      ),
+    ],
+  );
+};
+
+type TColumnValue = string | number | boolean | Date | null;
+
+const updateRow = async (
+  client: Queryable,
+  table: string,
+  id: string,
+  set: Record<string, TColumnValue>,
+): Promise<void> => {
+  const columns = Object.keys(set);
+  await client.query(
+    `update documents.${table} set ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')} where id = $1`,
+    [id, ...Object.values(set)],
+  );
+};
+
+/** Set columns of an envelope (names are fixed by the callers, values are parameters). */
+export const updateEnvelope = (client: Queryable, id: string, set: Record<string, TColumnValue>) =>
+  updateRow(client, 'envelopes', id, set);
+
+/** Set columns of a recipient. */
+export const updateRecipient = (client: Queryable, id: string, set: Record<string, TColumnValue>) =>
+  updateRow(client, 'envelope_recipients', id, set);
+
+/** Append entries to an envelope's story, in the given order. */
+export const appendStory = async (
+  client: Queryable,
+  envelopeId: string,
+  entries: readonly TEnvelopeStoryEntry[],
+): Promise<void> => {
+  if (entries.length === 0) return;
+  await client.query(
+    `insert into documents.envelope_events (envelope_id, recipient_id, event, at, ip_address, user_agent, details)
+     select $1, x->>'recipient_id', x->>'event', (x->>'at')::timestamptz, x->>'ip_address',
+       x->>'user_agent', x->'details'
+     from jsonb_array_elements($2::jsonb) with ordinality as t(x, n) order by n`,
+    [
+      envelopeId,
+      JSON.stringify(
+        entries.map((e) => ({
+          recipient_id: e.recipientId,
+          event: e.event,
+          at: e.at.toISOString(),
+          ip_address: e.ipAddress,
+          user_agent: e.userAgent,
+          details: e.details,
+        })),
+      ),
+    ],
+  );
+};
+
+/** An envelope's story, oldest first. */
+export const readStory = async (client: Queryable, envelopeId: string): Promise<TEnvelopeStoryEntry[]> => {
+  const { rows } = await client.query<TEnvelopeStoryEntry>(
+    `select recipient_id as "recipientId", event, at, ip_address as "ipAddress", user_agent as "userAgent",
+       details
+     from documents.envelope_events where envelope_id = $1 order by id`,
+    [envelopeId],
+  );
+  return rows;
+};
+
+/** Revoke links: a recipient's (`recipientId`) or every link of an envelope (`envelopeId`). */
+export const revokeLinks = async (
+  client: Queryable,
+  where: { recipientId: string } | { envelopeId: string },
+  now: Date,
+): Promise<void> => {
+  if ('recipientId' in where) {
+    await client.query(
+      'update documents.envelope_links set revoked_at = $2 where recipient_id = $1 and revoked_at is null',
+      [where.recipientId, now],
+    );
+    return;
+  }
+  await client.query(
+    `update documents.envelope_links set revoked_at = $2
+     where revoked_at is null
+       and recipient_id in (select id from documents.envelope_recipients where envelope_id = $1)`,
+    [where.envelopeId, now],
+  );
+};
+
+/** Store a link's hash; `taken` when that hash is already stored. */
+export const insertLink = async (
+  client: Queryable,
+  link: {
+    tokenHash: string;
+    recipientId: string;
+    mode: string;
+    eventId: string | null;
+    now: Date;
+    expiresAt: Date | null;
+  },
+): Promise<'attached' | 'taken'> => {
+  const inserted = await client.query(
+    `insert into documents.envelope_links (token_hash, recipient_id, mode, event_id, created_at, expires_at)
+     values ($1, $2, $3, $4, $5, $6) on conflict (token_hash) do nothing`,
+    [link.tokenHash, link.recipientId, link.mode, link.eventId, link.now, link.expiresAt],
+  );
+  return inserted.rowCount === 1 ? 'attached' : 'taken';
+};
+
+/** Mark an embedded link used (its first view). */
+export const markLinkUsed = async (client: Queryable, tokenHash: string, now: Date): Promise<void> => {
+  await client.query('update documents.envelope_links set used_at = $2 where token_hash = $1', [
+    tokenHash,
+    now,
+  ]);
+};
+
+/** A page of an account's envelopes, newest first, after a keyset position, optionally of one status. */
+export const listEnvelopes = async (
+  client: Queryable,
+  query: {
+    accountId: string;
+    limit: number;
+    after?: { createdAt: Date; id: string };
+    status?: TEnvelopeStatus;
+    now: Date;
+  },
+): Promise<TEnvelopeAggregate[]> => {
+  const { rows } = await client.query<TEnvelopeRow>(
+    `select ${ENVELOPE_COLUMNS} from documents.envelopes
+     where account_id = $1
+       and ($2::timestamptz is null or (created_at, id) < ($2::timestamptz, $3::text))
+       and ($4::text is null or (case when status = 'pending' and not completing and expires_at <= $5
+                                      then 'expired' else status end) = $4::text)
+     order by created_at desc, id desc limit $6`,
+    [
+      query.accountId,
+      query.after?.createdAt ?? null,
+      query.after?.id ?? null,
+      query.status ?? null,
+      query.now,
+      query.limit,
+    ],
+  );
+  const recipients = await readRecipients(
+    client,
+    rows.map((r) => r.id),
+  );
+  return rows.map((envelope) => ({
+    envelope,
+    recipients: recipients.filter((r) => r.envelopeId === envelope.id),
+  }));
+};
+
+/** An outbox entry: its `eventId` is the row id (and so the `Nats-Msg-Id`). */
+export const envelopeOutboxEntry = (
+  subject: string,
+  build: (eventId: string) => Record<string, unknown>,
+): TOutboxEntry => {
+  const id = randomUUID();
+  return { id, subject, payload: build(id), traceContext: traceCarrier() };
+};

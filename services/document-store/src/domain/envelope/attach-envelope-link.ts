@@ -1,0 +1,70 @@
+import { ServiceError, type EnvelopeAttachLink } from '@esign/contracts';
+import type { z } from 'zod';
+import {
+  appendStory,
+  findEnvelope,
+  insertLink,
+  findRecipientEnvelopeId,
+  revokeLinks,
+} from '../../db/envelope-repository';
+import { inTransaction } from '../../db/signing-repository';
+import { notFound, requireCanAct, type EnvelopeDeps } from './envelope-deps';
+
+/** How long an embedded link opens (then once only: see `envelope_links`). */
+export const EMBEDDED_LINK_MS = 5 * 60_000;
+
+/**
+ * `envelope.attach-link`: keep a link's token hash for a recipient whose turn has come. `replace`
+ * revokes their earlier links, `add` keeps them, `embedded` replaces them with a link that opens for 5
+ * minutes and once. Logged in the story (`emailed` for an email's link, `embedded-link` otherwise).
+ * `conflict` unless the envelope is pending, the recipient's group acting and the recipient has not
+ * acted (people in copy never get a link); `not_found` for an unknown recipient.
+ */
+export const attachEnvelopeLink = async (
+  deps: EnvelopeDeps,
+  request: z.output<(typeof EnvelopeAttachLink)['request']>,
+): Promise<z.infer<(typeof EnvelopeAttachLink)['reply']>> => {
+  const now = deps.now();
+  return inTransaction(deps.pool, async (client) => {
+    const envelopeId = await findRecipientEnvelopeId(client, request.recipientId);
+    if (!envelopeId) throw notFound('recipient');
+    const aggregate = await findEnvelope(client, { envelopeId }, { lock: true });
+    const recipient = aggregate?.recipients.find((r) => r.id === request.recipientId);
+    if (!aggregate || !recipient) throw notFound('recipient');
+    requireCanAct({ aggregate, recipient }, now, ['signer', 'approver']);
+    if (request.mode !== 'add') await revokeLinks(client, { recipientId: recipient.id }, now);
+    const linkExpiresAt =
+      request.mode === 'embedded' ? new Date(now.getTime() + EMBEDDED_LINK_MS) : aggregate.envelope.expiresAt;
+    const outcome = await insertLink(client, {
+      tokenHash: request.tokenHash,
+      recipientId: recipient.id,
+      mode: request.mode,
+      eventId: request.eventId ?? null,
+      now,
+      expiresAt: request.mode === 'embedded' ? linkExpiresAt : null,
+    });
+    if (outcome === 'taken') {
+      throw new ServiceError('conflict', 'tokenHash: this link is already attached', 'tokenHash');
+    }
+    await appendStory(client, aggregate.envelope.id, [
+      {
+        recipientId: recipient.id,
+        event: request.mode === 'embedded' ? 'embedded-link' : 'emailed',
+        at: now,
+        ipAddress: null,
+        userAgent: null,
+        details: {
+          recipientId: recipient.id,
+          email: recipient.email,
+          mode: request.mode,
+          eventId: request.eventId ?? null,
+        },
+      },
+    ]);
+    return {
+      envelopeId: aggregate.envelope.id,
+      recipientId: recipient.id,
+      expiresAt: linkExpiresAt.toISOString(),
+    };
+  });
+};

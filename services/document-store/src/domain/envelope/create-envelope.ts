@@ -1,0 +1,169 @@
+import {
+  EnvelopeSent,
+  MAX_SIGNING_SUBJECT_LENGTH,
+  ServiceError,
+  type EnvelopeCreate,
+  type TEnvelope,
+  ZReminderSettings,
+} from '@esign/contracts';
+import { newAuditId, randomBase62 } from '@esign/ids';
+import type { z } from 'zod';
+import {
+  appendStory,
+  EnvelopeIdempotencyKeyTaken,
+  findEnvelopeByIdempotencyKey,
+  insertEnvelope,
+  type TEnvelopeAggregate,
+  type TRecipientRow,
+} from '../../db/envelope-repository';
+import { inTransaction, insertOutbox } from '../../db/signing-repository';
+import { PENDING_PREFIX } from '../signing/create-signing-request';
+import { checkRecipients, withFieldDefaults } from './check-recipients';
+import {
+  actingOrder,
+  envelopeEvent,
+  eventRecipient,
+  openTurn,
+  toEnvelopeView,
+  type EnvelopeDeps,
+} from './envelope-deps';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** `env_` + 24 base62 characters from the CSPRNG. */
+export const newEnvelopeId = (): string => `env_${randomBase62(24)}`;
+/** `rcp_` + 24 base62 characters from the CSPRNG. */
+export const newRecipientId = (): string => `rcp_${randomBase62(24)}`;
+
+const idempotencyConflict = () =>
+  new ServiceError(
+    'conflict',
+    'Idempotency-Key: this key was already used for another request of this account',
+    'Idempotency-Key',
+  );
+
+/** A replay of the same key and request answers the envelope as it stands; another request with it is a conflict. */
+const replayOf = (existing: TEnvelopeAggregate, requestHash: string, now: Date): TEnvelope => {
+  if (existing.envelope.requestHash !== requestHash) throw idempotencyConflict();
+  return { ...toEnvelopeView(existing, now), replayed: true };
+};
+
+/**
+ * `envelope.create`: the envelope (pending, its audit ID reserved, its head the original), its
+ * recipients (waiting), the story's `sent`, the first group's turn (`notified`, and
+ * `events.envelope.recipient-turn` for each of its signers and approvers that is not embedded) and
+ * `events.envelope.sent`, in one transaction. A replay of an Idempotency-Key writes and publishes nothing.
+ */
+export const createEnvelope = async (
+  deps: EnvelopeDeps,
+  request: z.output<(typeof EnvelopeCreate)['request']>,
+): Promise<TEnvelope> => {
+  // The signing page serves this object to whoever holds a link: only the account's own pending
+  // originals may be named.
+  const prefix = `${PENDING_PREFIX}${request.accountId}/`;
+  if (!request.objectKey.startsWith(prefix) || request.objectKey.includes('..')) {
+    throw new ServiceError('invalid_argument', `objectKey: must be an object under ${prefix}`, 'objectKey');
+  }
+  checkRecipients(request.recipients, request.pageCount);
+  const { idempotency } = request;
+  const now = deps.now();
+  if (idempotency) {
+    const existing = await findEnvelopeByIdempotencyKey(deps.pool, request.accountId, idempotency.key);
+    if (existing) return replayOf(existing, idempotency.requestHash, now);
+  }
+  const envelopeId = newEnvelopeId();
+  const recipients: TRecipientRow[] = request.recipients.map((r, position) => ({
+    id: newRecipientId(),
+    envelopeId,
+    position,
+    name: r.name,
+    email: r.email,
+    role: r.role,
+    orderGroup: r.order,
+    requireEmailCode: r.requireEmailCode,
+    embedded: r.embedded,
+    fields: r.fields.map(withFieldDefaults),
+    status: 'waiting',
+    notifiedAt: null,
+    viewedAt: null,
+    actedAt: null,
+    declineReason: null,
+    remindersSent: 0,
+    lastRemindedAt: null,
+  }));
+  const created: TEnvelopeAggregate = {
+    envelope: {
+      id: envelopeId,
+      accountId: request.accountId,
+      auditId: newAuditId(),
+      senderEmail: request.senderEmail,
+      subject: (request.subject ?? `Please sign: ${request.fileName.replace(/[\r\n]+/g, ' ')}`).slice(
+        0,
+        MAX_SIGNING_SUBJECT_LENGTH,
+      ),
+      message: request.message ?? null,
+      fileName: request.fileName,
+      originalKey: request.objectKey,
+      originalHash: request.originalHash,
+      pageCount: request.pageCount,
+      status: 'pending',
+      headKey: request.objectKey,
+      revision: 0,
+      claimRecipientId: null,
+      claimedUntil: null,
+      completing: false,
+      expiresAt: new Date(now.getTime() + request.expiresInDays * DAY_MS),
+      // No settings: the contract's defaults (max 0 turns reminders off).
+      reminders: request.reminders ?? ZReminderSettings.parse({}),
+      createdAt: now,
+      completedAt: null,
+      declinedAt: null,
+      declineReason: null,
+      canceledAt: null,
+      expiredAt: null,
+      fileHash: null,
+      signedKey: null,
+      idempotencyKey: idempotency?.key ?? null,
+      requestHash: idempotency?.requestHash ?? null,
+    },
+    recipients,
+  };
+  const { envelope } = created;
+  try {
+    const opened = await inTransaction(deps.pool, async (client) => {
+      await insertEnvelope(client, created);
+      await appendStory(client, envelope.id, [
+        {
+          recipientId: null,
+          event: 'sent',
+          at: now,
+          ipAddress: null,
+          userAgent: null,
+          details: {
+            envelopeId: envelope.id,
+            senderEmail: envelope.senderEmail,
+            recipients: recipients.length,
+            expiresAt: envelope.expiresAt.toISOString(),
+          },
+        },
+      ]);
+      await insertOutbox(
+        client,
+        envelopeEvent(EnvelopeSent.subject, envelope, now, {
+          recipients: recipients.map(eventRecipient),
+          expiresAt: envelope.expiresAt.toISOString(),
+        }),
+      );
+      const first = actingOrder(recipients);
+      return first === null ? recipients : openTurn(client, created, first, now);
+    });
+    return { ...toEnvelopeView({ envelope, recipients: opened }, now), replayed: false };
+  } catch (err) {
+    // Two requests with one key at once: the loser answers what the winner wrote.
+    if (err instanceof EnvelopeIdempotencyKeyTaken && idempotency) {
+      const existing = await findEnvelopeByIdempotencyKey(deps.pool, request.accountId, idempotency.key);
+      if (existing) return replayOf(existing, idempotency.requestHash, now);
+    }
+    throw err;
+  }
+};

@@ -1,0 +1,228 @@
+import {
+  EnvelopeRecipientTurn,
+  ServiceError,
+  type TEnvelope,
+  type TEnvelopeRecipient,
+  type TEnvelopeStatus,
+  type TEventRecipient,
+  type TRecipientRole,
+} from '@esign/contracts';
+import type pg from 'pg';
+import {
+  appendStory,
+  envelopeOutboxEntry,
+  findEnvelope,
+  findLiveLink,
+  updateRecipient,
+  type TEnvelopeAggregate,
+  type TEnvelopeLinkRow,
+  type TEnvelopeRow,
+  type TRecipientRow,
+} from '../../db/envelope-repository';
+import type { TOutboxEntry } from '../../db/insert-document-record';
+import { insertOutbox, type Queryable } from '../../db/signing-repository';
+
+/** What the envelope operations use: the pool and the clock (the signing requests' clock). */
+export interface EnvelopeDeps {
+  readonly pool: pg.Pool;
+  readonly now: () => Date;
+}
+
+/** The status as the outside sees it: a pending envelope past its expiry is expired, swept or not (unless it is being completed). */
+export const effectiveStatus = (e: TEnvelopeRow, now: Date): TEnvelopeStatus =>
+  e.status === 'pending' && !e.completing && e.expiresAt.getTime() <= now.getTime() ? 'expired' : e.status;
+
+/** Roles that act (people in copy never do). */
+export const acts = (r: Pick<TRecipientRow, 'role'>): boolean => r.role === 'signer' || r.role === 'approver';
+
+const hasActed = (r: TRecipientRow): boolean =>
+  r.status === 'signed' || r.status === 'approved' || r.status === 'declined';
+
+/** The group acting now: the lowest order with a signer or approver who has not acted; null when none is left. */
+export const actingOrder = (recipients: readonly TRecipientRow[]): number | null => {
+  let order: number | null = null;
+  for (const r of recipients) {
+    if (acts(r) && !hasActed(r) && (order === null || r.orderGroup < order)) order = r.orderGroup;
+  }
+  return order;
+};
+
+const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+
+export const toRecipientView = (r: TRecipientRow): TEnvelopeRecipient => ({
+  recipientId: r.id,
+  name: r.name,
+  email: r.email,
+  role: r.role,
+  order: r.orderGroup,
+  status: r.status,
+  requireEmailCode: r.requireEmailCode,
+  embedded: r.embedded,
+  fields: r.fields,
+  notifiedAt: iso(r.notifiedAt),
+  viewedAt: iso(r.viewedAt),
+  actedAt: iso(r.actedAt),
+  declineReason: r.declineReason,
+});
+
+/** The group acting now as the sender sees it: none once the envelope ended or is being completed. */
+export const currentOrderOf = (a: TEnvelopeAggregate, now: Date): number | null =>
+  effectiveStatus(a.envelope, now) === 'pending' && !a.envelope.completing ? actingOrder(a.recipients) : null;
+
+export const toEnvelopeView = (a: TEnvelopeAggregate, now: Date): TEnvelope => {
+  const e = a.envelope;
+  const status = effectiveStatus(e, now);
+  return {
+    envelopeId: e.id,
+    auditId: e.auditId,
+    status,
+    subject: e.subject,
+    message: e.message,
+    fileName: e.fileName,
+    pageCount: e.pageCount,
+    createdAt: e.createdAt.toISOString(),
+    expiresAt: e.expiresAt.toISOString(),
+    currentOrder: currentOrderOf(a, now),
+    revision: e.revision,
+    recipients: a.recipients.map(toRecipientView),
+    completedAt: iso(e.completedAt),
+    declinedAt: iso(e.declinedAt),
+    declineReason: e.declineReason,
+    canceledAt: iso(e.canceledAt),
+    // Not yet swept: it expired at its expiry.
+    expiredAt: iso(e.expiredAt) ?? (status === 'expired' ? e.expiresAt.toISOString() : null),
+    fileHash: e.fileHash,
+  };
+};
+
+/** What every envelope event carries. */
+export const eventBase = (e: TEnvelopeRow, eventId: string, occurredAt: Date) => ({
+  eventId,
+  envelopeId: e.id,
+  auditId: e.auditId,
+  accountId: e.accountId,
+  senderEmail: e.senderEmail,
+  subject: e.subject,
+  message: e.message,
+  fileName: e.fileName,
+  occurredAt: occurredAt.toISOString(),
+});
+
+export const eventRecipient = (r: TRecipientRow): TEventRecipient => ({
+  recipientId: r.id,
+  name: r.name,
+  email: r.email,
+  role: r.role,
+  order: r.orderGroup,
+});
+
+/** An outbox entry of an envelope event, `extra` added to the common fields. */
+export const envelopeEvent = (
+  subject: string,
+  envelope: TEnvelopeRow,
+  at: Date,
+  extra: Record<string, unknown>,
+): TOutboxEntry =>
+  envelopeOutboxEntry(subject, (eventId) => ({ ...eventBase(envelope, eventId, at), ...extra }));
+
+/**
+ * Open the turn of group `order`: its signers and approvers still waiting become `notified`, each with
+ * a story entry, and each that is not embedded gets `events.envelope.recipient-turn` (reason `turn`).
+ * Answers the recipients as they are afterwards.
+ */
+export const openTurn = async (
+  client: Queryable,
+  aggregate: TEnvelopeAggregate,
+  order: number,
+  now: Date,
+): Promise<TRecipientRow[]> => {
+  const { envelope } = aggregate;
+  const opened: TRecipientRow[] = [];
+  const recipients = aggregate.recipients.map((r) => {
+    if (r.orderGroup !== order || !acts(r) || r.status !== 'waiting') return r;
+    const notified: TRecipientRow = { ...r, status: 'notified', notifiedAt: now };
+    opened.push(notified);
+    return notified;
+  });
+  for (const r of opened) {
+    await updateRecipient(client, r.id, { status: 'notified', notified_at: now });
+    if (!r.embedded) {
+      await insertOutbox(
+        client,
+        envelopeEvent(EnvelopeRecipientTurn.subject, envelope, now, {
+          recipient: eventRecipient(r),
+          reason: 'turn',
+          expiresAt: envelope.expiresAt.toISOString(),
+        }),
+      );
+    }
+  }
+  await appendStory(
+    client,
+    envelope.id,
+    opened.map((r) => ({
+      recipientId: r.id,
+      event: 'notified',
+      at: now,
+      ipAddress: null,
+      userAgent: null,
+      details: { recipientId: r.id, name: r.name, email: r.email, role: r.role, order: r.orderGroup },
+    })),
+  );
+  return recipients;
+};
+
+export const notFound = (what = 'envelope'): ServiceError =>
+  new ServiceError('not_found', `${what} not found`);
+
+/** The envelope, its recipients and the recipient a live link belongs to. */
+export interface TLinkTarget {
+  readonly link: TEnvelopeLinkRow;
+  readonly aggregate: TEnvelopeAggregate;
+  readonly recipient: TRecipientRow;
+}
+
+/**
+ * The envelope a live link opens (locked for the transaction when `lock`: every change of an envelope
+ * holds its row, so changes of one envelope happen one after the other), with the link's recipient.
+ * `not_found` for an unknown, revoked or lapsed link.
+ */
+export const findByLink = async (
+  client: Queryable,
+  tokenHash: string,
+  now: Date,
+  options: { lock: boolean },
+): Promise<TLinkTarget> => {
+  const link = await findLiveLink(client, tokenHash, now);
+  if (!link) throw notFound('envelope link');
+  const aggregate = await findEnvelope(client, { envelopeId: link.envelopeId }, options);
+  const recipient = aggregate?.recipients.find((r) => r.id === link.recipientId);
+  if (!aggregate || !recipient) throw notFound('envelope link');
+  return { link, aggregate, recipient };
+};
+
+/**
+ * `conflict` unless the recipient may act now: the envelope pending (not expired, not being
+ * completed), the recipient's role one of `roles`, their group acting, and they have not acted.
+ */
+export const requireCanAct = (
+  target: Pick<TLinkTarget, 'aggregate' | 'recipient'>,
+  now: Date,
+  roles: readonly TRecipientRole[],
+): void => {
+  const { aggregate, recipient } = target;
+  const status = effectiveStatus(aggregate.envelope, now);
+  if (status !== 'pending') throw new ServiceError('conflict', `the envelope is ${status}`, 'status');
+  if (aggregate.envelope.completing) {
+    throw new ServiceError('conflict', 'the envelope is being completed', 'status');
+  }
+  if (hasActed(recipient)) {
+    throw new ServiceError('conflict', `the recipient has already ${recipient.status}`, 'status');
+  }
+  if (!roles.includes(recipient.role)) {
+    throw new ServiceError('conflict', `a recipient with the role ${recipient.role} cannot do this`, 'role');
+  }
+  if (actingOrder(aggregate.recipients) !== recipient.orderGroup) {
+    throw new ServiceError('conflict', "the recipient's turn has not come", 'status');
+  }
+};

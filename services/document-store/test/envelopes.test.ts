@@ -1,0 +1,803 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { endpoint, type Bus } from '@esign/bus';
+import { createBlobStore, type BlobStore } from '@esign/blob';
+import {
+  DocumentGet,
+  DocumentList,
+  EnvelopeApprove,
+  EnvelopeAttachLink,
+  EnvelopeCancel,
+  EnvelopeClaim,
+  EnvelopeCreate,
+  EnvelopeDecline,
+  EnvelopeDocument,
+  EnvelopeFinalizeDue,
+  EnvelopeFindByToken,
+  EnvelopeGet,
+  EnvelopeList,
+  EnvelopeRecordRevision,
+  EnvelopeRecordView,
+  EnvelopeRelease,
+  PdfCompleteEnvelope,
+  type TEnvelope,
+} from '@esign/contracts';
+import { createLogger } from '@esign/telemetry';
+import { startTestS3, type TestS3 } from '@esign/testing';
+import pg from 'pg';
+import type { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDocumentStore } from '../src/start';
+import { createEnvelopeSweep } from '../src/sweep/envelope-sweep';
+import { test, verifyAuditChain, type TestBed } from './helpers';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+let bed: TestBed;
+let db: pg.Client;
+let pool: pg.Pool;
+let s3: TestS3;
+let blob: BlobStore;
+/** The store's clock: each test sets it. */
+let clock = new Date('2026-03-02T09:00:00.000Z');
+
+// The sweep is run by hand, at chosen instants.
+test.override('storeOptions', {
+  label: 'envelopes',
+  config: { SIGNING_SWEEP_INTERVAL_MS: 0, OUTBOX_POLL_MS: 100 },
+  now: () => clock,
+});
+
+test.beforeAll(({ bed: fileBed, db: fileDb }) => {
+  bed = fileBed;
+  db = fileDb;
+  pool = new pg.Pool({ connectionString: bed.database.url, max: 2 });
+});
+
+beforeAll(async () => {
+  s3 = await startTestS3();
+  blob = createBlobStore({ ...s3, bucket: 'esign' });
+  await blob.ensureBucket();
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await s3?.stop();
+});
+
+type TCreate = z.input<(typeof EnvelopeCreate)['request']>;
+type TRecipientInput = TCreate['recipients'][number];
+
+const signatureField = { type: 'signature' as const, page: 0, x: 10, y: 70, width: 30 };
+const signer = (name: string, order = 1, extra: Partial<TRecipientInput> = {}): TRecipientInput => ({
+  name,
+  email: `${name.toLowerCase()}@example.com`,
+  role: 'signer',
+  order,
+  fields: [signatureField],
+  ...extra,
+});
+const approver = (name: string, order = 1): TRecipientInput => ({
+  name,
+  email: `${name.toLowerCase()}@example.com`,
+  role: 'approver',
+  order,
+});
+const cc = (name: string, order = 1): TRecipientInput => ({
+  name,
+  email: `${name.toLowerCase()}@example.com`,
+  role: 'cc',
+  order,
+});
+
+const createRequest = (recipients: TRecipientInput[], overrides: Partial<TCreate> = {}): TCreate => {
+  const accountId = overrides.accountId ?? randomUUID();
+  return {
+    accountId,
+    senderEmail: 'sender@example.com',
+    fileName: 'lease.pdf',
+    objectKey: `pending/${accountId}/${randomUUID()}.pdf`,
+    originalHash: `sha256:${createHash('sha256').update(randomUUID()).digest('hex')}`,
+    pageCount: 2,
+    recipients,
+    ...overrides,
+  };
+};
+
+/** Create an envelope, its original uploaded first (as the gateway does). */
+const create = async (recipients: TRecipientInput[], overrides: Partial<TCreate> = {}) => {
+  const request = createRequest(recipients, overrides);
+  await blob.put(request.objectKey, Buffer.from(`%PDF-1.7 original ${randomUUID()}`));
+  return bed.client.request(EnvelopeCreate, request);
+};
+
+const newToken = () => createHash('sha256').update(randomBytes(32)).digest('hex');
+
+/** Attach a fresh link to a recipient (as the mailer does) and answer its token hash. */
+const linkOf = async (recipientId: string, mode: 'replace' | 'add' | 'embedded' = 'replace') => {
+  const tokenHash = newToken();
+  await bed.client.request(EnvelopeAttachLink, {
+    recipientId,
+    tokenHash,
+    mode,
+    ...(mode === 'embedded' ? {} : { eventId: randomUUID() }),
+  });
+  return tokenHash;
+};
+
+const recipientId = (envelope: TEnvelope, name: string): string => {
+  const found = envelope.recipients.find((r) => r.name === name);
+  if (!found) throw new Error(`no recipient ${name}`);
+  return found.recipientId;
+};
+
+const outboxOf = async (envelopeId: string, subject?: string) => {
+  const { rows } = await db.query<{ id: string; subject: string; payload: Record<string, unknown> }>(
+    `select id, subject, payload from documents.outbox
+     where payload->>'envelopeId' = $1 and ($2::text is null or subject = $2) order by created_at, id`,
+    [envelopeId, subject ?? null],
+  );
+  return rows;
+};
+
+/** Who was given a turn, by name in alphabetical order (rows of one transaction share a time). */
+const turnsOf = async (envelopeId: string) =>
+  (await outboxOf(envelopeId, 'events.envelope.recipient-turn'))
+    .map((row) => (row.payload.recipient as { name: string }).name)
+    .sort();
+
+const act = { ipAddress: '203.0.113.9', userAgent: 'vitest' };
+
+/** Claim (waiting while another signer holds the head), then record a revision as the gateway would. */
+const sign = async (tokenHash: string) => {
+  for (;;) {
+    const claim = await bed.client.request(EnvelopeClaim, { tokenHash });
+    if (claim.outcome === 'busy') {
+      await sleep(claim.retryAfterMs / 10);
+      continue;
+    }
+    const objectKey = `revisions/${claim.accountId}/${claim.envelopeId}-${claim.revision + 1}.pdf`;
+    const bytes = Buffer.from(`%PDF-1.7 revision ${claim.revision + 1} ${randomUUID()}`);
+    await blob.put(objectKey, bytes);
+    return bed.client.request(EnvelopeRecordRevision, {
+      tokenHash,
+      ...act,
+      revision: claim.revision,
+      objectKey,
+      fileHash: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+      size: bytes.length,
+      signedAt: clock.toISOString(),
+      events: [{ event: 'document.signed', timestamp: clock.toISOString(), details: { signer: 'x' } }],
+    });
+  }
+};
+
+describe('envelope.create', () => {
+  it.each([
+    [
+      'a signer without a signature field',
+      [approver('Ann'), signer('Bob', 1, { fields: [] })],
+      'recipients.1',
+    ],
+    [
+      'an approver with fields',
+      [signer('Ann'), { ...approver('Bob'), fields: [signatureField] }],
+      'recipients.1.fields',
+    ],
+    [
+      'one email twice in a group',
+      [signer('Ann'), signer('Bob', 1, { email: 'ANN@example.com' })],
+      'recipients.1',
+    ],
+    ['nobody who acts', [cc('Ann')], 'recipients'],
+    [
+      'a field past the last page',
+      [signer('Ann', 1, { fields: [signatureField, { ...signatureField, page: 2 }] })],
+      'recipients.0.fields.1',
+    ],
+  ])('refuses %s, naming the recipient or field', async (_, recipients, field) => {
+    await expect(create(recipients)).rejects.toMatchObject({
+      code: 'invalid_argument',
+      field,
+      message: expect.stringContaining(field) as unknown,
+    });
+  });
+
+  it('refuses more than 200 fields in all', async () => {
+    const fields = Array.from({ length: 100 }, () => signatureField);
+    const recipients = [
+      signer('A', 1, { fields }),
+      signer('B', 1, { fields }),
+      signer('C', 2, { fields: [signatureField] }),
+    ];
+    await expect(create(recipients)).rejects.toMatchObject({
+      code: 'invalid_argument',
+      field: 'recipients.2.fields.0',
+    });
+  });
+
+  it('stores the recipients in order with the defaults, and opens the first group only', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Ann', 2), signer('Bob', 1), approver('Cid', 1), cc('Dee', 1)]);
+    expect(created.status).toBe('pending');
+    expect(created.subject).toBe('Please sign: lease.pdf');
+    expect(created.currentOrder).toBe(1);
+    expect(created.recipients.map((r) => [r.name, r.status])).toEqual([
+      ['Ann', 'waiting'],
+      ['Bob', 'notified'],
+      ['Cid', 'notified'],
+      ['Dee', 'waiting'],
+    ]);
+    expect(created.recipients[0]?.fields[0]).toMatchObject({ height: 10, required: true });
+    expect(created.expiresAt).toBe(new Date(clock.getTime() + 30 * DAY).toISOString());
+    expect(await turnsOf(created.envelopeId)).toEqual(['Bob', 'Cid']);
+    expect(await outboxOf(created.envelopeId, 'events.envelope.sent')).toHaveLength(1);
+  });
+
+  it('answers a replay of an Idempotency-Key with the envelope and publishes nothing more', async () => {
+    const request = createRequest([signer('Ann')], {
+      idempotency: { key: `key-${randomUUID()}`, requestHash: 'a'.repeat(64) },
+    });
+    const first = await bed.client.request(EnvelopeCreate, request);
+    const before = await outboxOf(first.envelopeId);
+    const replay = await bed.client.request(EnvelopeCreate, request);
+    expect(replay).toMatchObject({ envelopeId: first.envelopeId, replayed: true });
+    expect(await outboxOf(first.envelopeId)).toEqual(before);
+    const { rows } = await db.query('select id from documents.envelopes where account_id = $1', [
+      request.accountId,
+    ]);
+    expect(rows).toHaveLength(1);
+    await expect(
+      bed.client.request(EnvelopeCreate, {
+        ...request,
+        idempotency: { key: request.idempotency?.key ?? '', requestHash: 'b'.repeat(64) },
+      }),
+    ).rejects.toMatchObject({ code: 'conflict', field: 'Idempotency-Key' });
+  });
+});
+
+describe('turn order', () => {
+  it('gives the second group no turn and no link until the first has signed', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Ann', 1), signer('Bob', 2)]);
+    const bob = recipientId(created, 'Bob');
+    expect(await turnsOf(created.envelopeId)).toEqual(['Ann']);
+    await expect(
+      bed.client.request(EnvelopeAttachLink, { recipientId: bob, tokenHash: newToken(), mode: 'replace' }),
+    ).rejects.toMatchObject({ code: 'conflict' });
+
+    const ann = await linkOf(recipientId(created, 'Ann'));
+    const reply = await sign(ann);
+    expect(reply).toMatchObject({ recipientStatus: 'signed', currentOrder: 2, completing: false });
+    expect(await turnsOf(created.envelopeId)).toEqual(['Ann', 'Bob']);
+    const bobLink = await linkOf(bob);
+    const found = await bed.client.request(EnvelopeFindByToken, { tokenHash: bobLink });
+    expect(found).toMatchObject({ revision: 1, envelopeStatus: 'pending', embedded: false });
+    expect(found.objectKey).toMatch(/^revisions\//);
+    expect(found.others).toEqual([{ name: 'Ann', role: 'signer', order: 1, status: 'signed' }]);
+    // Ann acted: her link now opens a page that says so.
+    const annAgain = await bed.client.request(EnvelopeFindByToken, { tokenHash: ann });
+    expect(annAgain.recipient.status).toBe('signed');
+    await expect(bed.client.request(EnvelopeClaim, { tokenHash: ann })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+  });
+
+  it('never lets people in copy hold a group up, and embedded recipients get no turn event', async () => {
+    const created = await create([cc('Cat', 1), signer('Eve', 2, { embedded: true }), signer('Fay', 2)]);
+    expect(created.currentOrder).toBe(2);
+    expect(await turnsOf(created.envelopeId)).toEqual(['Fay']);
+    expect(created.recipients.find((r) => r.name === 'Eve')?.status).toBe('notified');
+    await expect(
+      bed.client.request(EnvelopeAttachLink, {
+        recipientId: recipientId(created, 'Cat'),
+        tokenHash: newToken(),
+        mode: 'replace',
+      }),
+    ).rejects.toMatchObject({ code: 'conflict' });
+  });
+});
+
+describe('envelope.claim', () => {
+  it('gives the head to one of two signers claiming at once; the other is busy', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Ann'), signer('Bob')]);
+    const links = await Promise.all([
+      linkOf(recipientId(created, 'Ann')),
+      linkOf(recipientId(created, 'Bob')),
+    ]);
+    const claims = await Promise.all(
+      links.map((tokenHash) => bed.client.request(EnvelopeClaim, { tokenHash })),
+    );
+    expect(claims.map((c) => c.outcome).sort()).toEqual(['busy', 'claimed']);
+    const winner = links[claims.findIndex((c) => c.outcome === 'claimed')] ?? '';
+    const loser = links[claims.findIndex((c) => c.outcome === 'busy')] ?? '';
+    // The holder claiming again is a double submit.
+    await expect(bed.client.request(EnvelopeClaim, { tokenHash: winner })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    // Released, the head goes to the other at once.
+    await bed.client.request(EnvelopeRelease, { tokenHash: winner });
+    expect(await bed.client.request(EnvelopeClaim, { tokenHash: loser })).toMatchObject({
+      outcome: 'claimed',
+      revision: 0,
+      objectKey: expect.stringMatching(/^pending\//) as unknown,
+    });
+  });
+
+  it('lets a lapsed hold go to another signer', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Ann'), signer('Bob')]);
+    const ann = await linkOf(recipientId(created, 'Ann'));
+    const bob = await linkOf(recipientId(created, 'Bob'));
+    await bed.client.request(EnvelopeClaim, { tokenHash: ann });
+    expect(await bed.client.request(EnvelopeClaim, { tokenHash: bob })).toMatchObject({ outcome: 'busy' });
+    clock = new Date(clock.getTime() + 121_000);
+    expect(await bed.client.request(EnvelopeClaim, { tokenHash: bob })).toMatchObject({ outcome: 'claimed' });
+  });
+});
+
+describe('acting at once', () => {
+  it('records two signers of one group signing at once, and queues the finalization once', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Ann'), signer('Bob'), cc('Cat', 2)]);
+    const links = await Promise.all([
+      linkOf(recipientId(created, 'Ann')),
+      linkOf(recipientId(created, 'Bob')),
+    ]);
+    const replies = await Promise.all(links.map((tokenHash) => sign(tokenHash)));
+    expect(replies.map((r) => r.recipientStatus)).toEqual(['signed', 'signed']);
+    expect(replies.filter((r) => r.completing)).toHaveLength(1);
+    const { accountId } = await bed.client.request(EnvelopeFindByToken, { tokenHash: links[0] ?? '' });
+    const envelope = await bed.client.request(EnvelopeGet, { accountId, envelopeId: created.envelopeId });
+    expect(envelope).toMatchObject({ revision: 2, status: 'pending', currentOrder: null });
+    expect(await outboxOf(created.envelopeId, 'events.envelope.finalize-due')).toHaveLength(1);
+    expect(await outboxOf(created.envelopeId, 'events.envelope.recipient-signed')).toHaveLength(2);
+  });
+
+  it('records two approvers approving at once, and queues the finalization once', async () => {
+    const created = await create([approver('Ann'), approver('Bob')]);
+    const links = await Promise.all([
+      linkOf(recipientId(created, 'Ann')),
+      linkOf(recipientId(created, 'Bob')),
+    ]);
+    const replies = await Promise.all(
+      links.map((tokenHash) => bed.client.request(EnvelopeApprove, { tokenHash, ...act })),
+    );
+    expect(replies.map((r) => r.recipientStatus)).toEqual(['approved', 'approved']);
+    expect(replies.filter((r) => r.completing)).toHaveLength(1);
+    expect(await outboxOf(created.envelopeId, 'events.envelope.finalize-due')).toHaveLength(1);
+  });
+});
+
+describe('envelope.approve', () => {
+  it('lets an approver approve and opens the next group; refuses a signer', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([approver('Ann', 1), signer('Bob', 1), signer('Cid', 2)]);
+    const ann = await linkOf(recipientId(created, 'Ann'));
+    const bob = await linkOf(recipientId(created, 'Bob'));
+    await expect(bed.client.request(EnvelopeApprove, { tokenHash: bob, ...act })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await expect(bed.client.request(EnvelopeClaim, { tokenHash: ann })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    expect(await bed.client.request(EnvelopeApprove, { tokenHash: ann, ...act })).toMatchObject({
+      recipientStatus: 'approved',
+      currentOrder: 1,
+      completing: false,
+    });
+    expect(await turnsOf(created.envelopeId)).toEqual(['Ann', 'Bob']);
+    await sign(bob);
+    expect(await turnsOf(created.envelopeId)).toEqual(['Ann', 'Bob', 'Cid']);
+    const approved = await outboxOf(created.envelopeId, 'events.envelope.recipient-approved');
+    expect(approved.map((row) => row.payload)).toEqual([
+      expect.objectContaining({
+        ipAddress: act.ipAddress,
+        recipient: expect.objectContaining({ name: 'Ann' }) as unknown,
+      }),
+    ]);
+  });
+});
+
+describe('envelope.decline', () => {
+  it('ends the envelope, kills every link and tells those who acted', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Ann', 1), approver('Bob', 2), signer('Cid', 2)]);
+    const ann = await linkOf(recipientId(created, 'Ann'));
+    await sign(ann);
+    const bob = await linkOf(recipientId(created, 'Bob'));
+    const cid = await linkOf(recipientId(created, 'Cid'));
+    expect(
+      await bed.client.request(EnvelopeDecline, { tokenHash: bob, ...act, reason: 'Wrong amount' }),
+    ).toMatchObject({ recipientStatus: 'declined', envelopeStatus: 'declined', currentOrder: null });
+    for (const tokenHash of [ann, bob, cid]) {
+      expect((await bed.client.request(EnvelopeFindByToken, { tokenHash })).envelopeStatus).toBe('declined');
+    }
+    await expect(bed.client.request(EnvelopeClaim, { tokenHash: cid })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await expect(
+      bed.client.request(EnvelopeDecline, { tokenHash: cid, ...act, reason: 'me too' }),
+    ).rejects.toMatchObject({ code: 'conflict' });
+    const [declined, ...more] = await outboxOf(created.envelopeId, 'events.envelope.declined');
+    expect(more).toEqual([]);
+    expect(declined?.payload).toMatchObject({
+      reason: 'Wrong amount',
+      decliner: { name: 'Bob', role: 'approver' },
+      notify: [expect.objectContaining({ name: 'Ann' })],
+    });
+    const { rows } = await db.query(
+      `select token_hash from documents.envelope_links l join documents.envelope_recipients r on r.id = l.recipient_id
+       where r.envelope_id = $1 and l.revoked_at is null`,
+      [created.envelopeId],
+    );
+    expect(rows).toEqual([]);
+  });
+});
+
+describe('envelope.cancel', () => {
+  it('cancels a pending envelope and tells those whose turn came and who had not acted', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Ann', 1), approver('Bob', 1), signer('Cid', 1), signer('Dan', 2)]);
+    const cid = await linkOf(recipientId(created, 'Cid'));
+    await sign(cid);
+    const { accountId } = await bed.client.request(EnvelopeFindByToken, { tokenHash: cid });
+    const request = { accountId, envelopeId: created.envelopeId };
+    await expect(
+      bed.client.request(EnvelopeCancel, { ...request, accountId: randomUUID() }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    const canceled = await bed.client.request(EnvelopeCancel, request);
+    expect(canceled).toMatchObject({ status: 'canceled', currentOrder: null });
+    expect(canceled.canceledAt).toBe(clock.toISOString());
+    await expect(bed.client.request(EnvelopeCancel, request)).rejects.toMatchObject({ code: 'conflict' });
+    expect((await bed.client.request(EnvelopeFindByToken, { tokenHash: cid })).envelopeStatus).toBe(
+      'canceled',
+    );
+    const [event] = await outboxOf(created.envelopeId, 'events.envelope.canceled');
+    expect((event?.payload.notify as { name: string }[]).map((r) => r.name)).toEqual(['Ann', 'Bob']);
+  });
+});
+
+describe('expiry', () => {
+  it('reads a pending envelope past its expiry as expired; the sweep marks it and publishes once', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Ann')], { expiresInDays: 1 });
+    const ann = await linkOf(recipientId(created, 'Ann'));
+    const accountId = (await bed.client.request(EnvelopeFindByToken, { tokenHash: ann })).accountId;
+    clock = new Date(clock.getTime() + 1.5 * DAY);
+    expect(
+      await bed.client.request(EnvelopeGet, { accountId, envelopeId: created.envelopeId }),
+    ).toMatchObject({
+      status: 'expired',
+      currentOrder: null,
+      expiredAt: created.expiresAt,
+    });
+    await expect(bed.client.request(EnvelopeClaim, { tokenHash: ann })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    const sweep = createEnvelopeSweep({
+      pool,
+      logger: createLogger({ service: 'test', level: 'error' }),
+      batch: 100,
+      now: () => clock,
+    });
+    expect((await sweep.runOnce())?.expired).toContain(created.envelopeId);
+    expect((await sweep.runOnce())?.expired).not.toContain(created.envelopeId);
+    const [event, ...more] = await outboxOf(created.envelopeId, 'events.envelope.expired');
+    expect(more).toEqual([]);
+    expect(event?.payload).toMatchObject({ notify: [], occurredAt: created.expiresAt });
+    const { rows } = await db.query<{ status: string }>(
+      'select status from documents.envelopes where id = $1',
+      [created.envelopeId],
+    );
+    expect(rows[0]?.status).toBe('expired');
+    expect((await bed.client.request(EnvelopeFindByToken, { tokenHash: ann })).envelopeStatus).toBe(
+      'expired',
+    );
+  });
+});
+
+describe('reminders', () => {
+  it('reminds a recipient whose turn came on the envelope settings, never an embedded one', async () => {
+    const start = new Date('2026-05-04T08:00:00.000Z');
+    clock = start;
+    const created = await create([signer('Ann', 1), signer('Eve', 1, { embedded: true }), signer('Bob', 2)], {
+      reminders: { firstAfterDays: 1, everyDays: 2, max: 2 },
+    });
+    const ann = recipientId(created, 'Ann');
+    const sweep = createEnvelopeSweep({
+      pool,
+      logger: createLogger({ service: 'test', level: 'error' }),
+      batch: 500,
+    });
+    const mine = async (days: number) => {
+      const run = await sweep.runOnce(new Date(start.getTime() + days * DAY));
+      return (run?.reminded ?? [])
+        .filter((r) => created.recipients.some((c) => c.recipientId === r.recipientId))
+        .map((r) => [r.recipientId === ann ? 'Ann' : r.recipientId, r.reminderNumber]);
+    };
+    expect(await mine(0.9)).toEqual([]);
+    expect(await mine(1)).toEqual([['Ann', 1]]);
+    expect(await mine(2)).toEqual([]);
+    // Reminders missed while no sweep ran collapse into one: the latest due.
+    expect(await mine(10)).toEqual([['Ann', 2]]);
+    expect(await mine(20)).toEqual([]);
+    const reminders = (await outboxOf(created.envelopeId, 'events.envelope.recipient-turn')).filter(
+      (row) => row.payload.reason === 'reminder',
+    );
+    expect(reminders.map((row) => (row.payload.recipient as { name: string }).name)).toEqual(['Ann', 'Ann']);
+  });
+});
+
+describe('links', () => {
+  it('opens an embedded link once, within 5 minutes', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Eve', 1, { embedded: true })]);
+    const eve = recipientId(created, 'Eve');
+    const lapsed = await linkOf(eve, 'embedded');
+    clock = new Date(clock.getTime() + 5 * 60_000 + 1);
+    await expect(bed.client.request(EnvelopeFindByToken, { tokenHash: lapsed })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    const link = await linkOf(eve, 'embedded');
+    expect((await bed.client.request(EnvelopeFindByToken, { tokenHash: link })).embedded).toBe(true);
+    expect(await bed.client.request(EnvelopeRecordView, { tokenHash: link, ...act })).toMatchObject({
+      firstView: true,
+    });
+    await expect(bed.client.request(EnvelopeRecordView, { tokenHash: link, ...act })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    // The page it opened goes on working past the 5 minutes.
+    clock = new Date(clock.getTime() + 10 * 60_000);
+    expect(await bed.client.request(EnvelopeClaim, { tokenHash: link })).toMatchObject({
+      outcome: 'claimed',
+    });
+  });
+
+  it('revokes earlier links on replace, keeps them on add; unknown links are not found', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([signer('Ann')]);
+    const ann = recipientId(created, 'Ann');
+    const first = await linkOf(ann);
+    const added = await linkOf(ann, 'add');
+    const replaced = await linkOf(ann, 'replace');
+    await expect(bed.client.request(EnvelopeFindByToken, { tokenHash: first })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(bed.client.request(EnvelopeFindByToken, { tokenHash: added })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    expect(
+      (await bed.client.request(EnvelopeFindByToken, { tokenHash: replaced })).recipient.recipientId,
+    ).toBe(ann);
+    const another = await linkOf(ann, 'add');
+    expect((await bed.client.request(EnvelopeFindByToken, { tokenHash: replaced })).recipient.status).toBe(
+      'notified',
+    );
+    expect(
+      (await bed.client.request(EnvelopeFindByToken, { tokenHash: another })).recipient.recipientId,
+    ).toBe(ann);
+    await expect(
+      bed.client.request(EnvelopeAttachLink, {
+        recipientId: `rcp_${'x'.repeat(24)}`,
+        tokenHash: newToken(),
+        mode: 'add',
+      }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('envelope.list', () => {
+  it('pages newest first and filters by status', async () => {
+    const accountId = randomUUID();
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      clock = new Date(Date.parse('2026-04-01T00:00:00.000Z') + i * 1000);
+      made.push(
+        (await create([signer('Ann')], { accountId, objectKey: `pending/${accountId}/${i}.pdf` })).envelopeId,
+      );
+    }
+    await bed.client.request(EnvelopeCancel, { accountId, envelopeId: made[1] ?? '' });
+    const first = await bed.client.request(EnvelopeList, { accountId, limit: 2 });
+    expect(first.envelopes.map((e) => e.envelopeId)).toEqual([made[4], made[3]]);
+    const second = await bed.client.request(EnvelopeList, {
+      accountId,
+      limit: 2,
+      cursor: first.nextCursor ?? '',
+    });
+    expect(second.envelopes.map((e) => e.envelopeId)).toEqual([made[2], made[1]]);
+    const third = await bed.client.request(EnvelopeList, {
+      accountId,
+      limit: 2,
+      cursor: second.nextCursor ?? '',
+    });
+    expect(third).toMatchObject({
+      envelopes: [expect.objectContaining({ envelopeId: made[0] })],
+      nextCursor: null,
+    });
+    const canceled = await bed.client.request(EnvelopeList, { accountId, limit: 10, status: 'canceled' });
+    expect(canceled.envelopes.map((e) => e.envelopeId)).toEqual([made[1]]);
+    await expect(
+      bed.client.request(EnvelopeList, { accountId, limit: 2, cursor: 'nope!' }),
+    ).rejects.toMatchObject({
+      code: 'invalid_argument',
+      field: 'cursor',
+    });
+  });
+});
+
+describe('finalize', () => {
+  let pdf: Bus | undefined;
+  const sealed: string[] = [];
+  /** Envelopes whose first sealing fails (pdf-signer down or failing). */
+  const failOnce = new Set<string>();
+
+  test.beforeAll(async ({ bed: fileBed }) => {
+    // pdf-signer's pdf.complete-envelope, as far as document-store sees it: the head copied to the
+    // signed key, its hash answered.
+    const { connectBus } = await import('@esign/bus');
+    pdf = await connectBus({
+      url: fileBed.config.NATS_URL,
+      name: 'pdf-signer',
+      prefix: fileBed.config.BUS_PREFIX,
+      logger: createLogger({ service: 'test', level: 'error' }),
+      timeoutMs: 5000,
+    });
+    await pdf.serve([
+      endpoint(PdfCompleteEnvelope, async (request) => {
+        sealed.push(request.envelopeId);
+        if (failOnce.delete(request.envelopeId)) throw new Error('the seal failed');
+        const signedKey = `signed/${request.accountId}/${request.auditId}.pdf`;
+        await blob.copy(request.sourceKey, signedKey);
+        const bytes = await blob.getBuffer(signedKey);
+        return {
+          signedKey,
+          signedFileName: request.fileName.replace(/\.pdf$/, '-signed.pdf'),
+          fileHash: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+          size: bytes.length,
+          pageCount: 2,
+          signedAt: new Date().toISOString(),
+          events: [
+            {
+              event: 'envelope.sealed',
+              timestamp: new Date().toISOString(),
+              details: { signers: request.recipients.filter((r) => r.role === 'signer').length },
+            },
+          ],
+        };
+      }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await pdf?.drain();
+  });
+
+  it('records the sealed document under the envelope audit ID, once, with a chained log', async () => {
+    clock = new Date();
+    const created = await create([signer('Ann', 1), approver('Bob', 2), cc('Cat', 2)]);
+    const ann = await linkOf(recipientId(created, 'Ann'));
+    const { accountId } = await bed.client.request(EnvelopeFindByToken, { tokenHash: ann });
+    await bed.client.request(EnvelopeRecordView, { tokenHash: ann, ...act });
+    await sign(ann);
+    const bob = await linkOf(recipientId(created, 'Bob'));
+    expect(await bed.client.request(EnvelopeApprove, { tokenHash: bob, ...act })).toMatchObject({
+      completing: true,
+    });
+
+    const ref = { accountId, envelopeId: created.envelopeId };
+    await expect
+      .poll(async () => (await bed.client.request(EnvelopeGet, ref)).status, { timeout: 15_000 })
+      .toBe('completed');
+    const envelope = await bed.client.request(EnvelopeGet, ref);
+    expect(envelope.recipients.find((r) => r.name === 'Cat')?.status).toBe('notified');
+    const document = await bed.client.request(EnvelopeDocument, ref);
+    expect(document).toMatchObject({ complete: true, signersDone: 1, signersTotal: 1, revision: 1 });
+    expect(document.objectKey).toBe(`signed/${accountId}/${created.auditId}.pdf`);
+    expect(await blob.stat(document.objectKey)).toBeDefined();
+
+    const listed = await bed.client.request(DocumentList, {
+      accountId,
+      page: 1,
+      limit: 10,
+      sortBy: 'created_at',
+      sortDir: 'desc',
+    });
+    expect(listed.documents.map((d) => d.auditId)).toEqual([created.auditId]);
+    const recorded = await bed.client.request(DocumentGet, { accountId, auditId: created.auditId });
+    expect(recorded).toMatchObject({
+      signerName: 'Ann',
+      signerEmail: 'ann@example.com',
+      ipAddress: act.ipAddress,
+    });
+    expect(recorded.fileHash).toBe(envelope.fileHash);
+    expect(verifyAuditChain(created.auditId, recorded.auditLog)).toEqual([]);
+    const events = recorded.auditLog.map((e) => e.event);
+    expect(events[0]).toBe('envelope.sent');
+    expect(events).toEqual(
+      expect.arrayContaining([
+        'envelope.notified',
+        'envelope.viewed',
+        'envelope.signed',
+        'envelope.approved',
+      ]),
+    );
+    expect(events.slice(-3)).toEqual(['envelope.sealed', 'envelope.completed', 'document.recorded']);
+
+    // A second delivery of finalize-due finds it completed: nothing is sealed or recorded again.
+    await bed.client.publish(EnvelopeFinalizeDue, { eventId: randomUUID(), ...ref });
+    await sleep(1000);
+    expect(sealed.filter((id) => id === created.envelopeId)).toHaveLength(1);
+    expect(await outboxOf(created.envelopeId, 'events.envelope.completed')).toHaveLength(1);
+    const signedRows = await db.query(
+      `select payload from documents.outbox where subject = 'events.document.signed' and payload->>'auditId' = $1`,
+      [created.auditId],
+    );
+    expect(signedRows.rows).toEqual([
+      { payload: expect.objectContaining({ countFromRecord: true }) as unknown },
+    ]);
+  });
+
+  it('records nothing when the seal fails, and completes on the redelivery', async () => {
+    clock = new Date();
+    const created = await create([approver('Ann')]);
+    failOnce.add(created.envelopeId);
+    const ann = await linkOf(recipientId(created, 'Ann'));
+    const { accountId } = await bed.client.request(EnvelopeFindByToken, { tokenHash: ann });
+    await bed.client.request(EnvelopeApprove, { tokenHash: ann, ...act });
+    const ref = { accountId, envelopeId: created.envelopeId };
+    await expect.poll(() => sealed.filter((id) => id === created.envelopeId).length).toBeGreaterThan(0);
+    expect(await outboxOf(created.envelopeId, 'events.envelope.completed')).toEqual([]);
+    await expect
+      .poll(async () => (await bed.client.request(EnvelopeGet, ref)).status, { timeout: 15_000 })
+      .toBe('completed');
+    expect(sealed.filter((id) => id === created.envelopeId)).toHaveLength(2);
+    expect(await outboxOf(created.envelopeId, 'events.envelope.completed')).toHaveLength(1);
+    const recorded = await bed.client.request(DocumentGet, { accountId, auditId: created.auditId });
+    // Approvers only: nobody signed, so no signer's name and no address.
+    expect(recorded).toMatchObject({ signerName: '', ipAddress: '' });
+    expect(verifyAuditChain(created.auditId, recorded.auditLog)).toEqual([]);
+  });
+});
+
+describe('the test clock', () => {
+  // Last in the file: this store's sweep runs on real time moved two days on, and so expires every
+  // pending envelope of the file that the fixed clock of the tests above made.
+  it('expires envelopes on the sweep of a store whose clock SIGNING_TEST_CLOCK_FILE moves', async () => {
+    clock = new Date();
+    const created = await create([signer('Ann')], { expiresInDays: 1 });
+    const dir = await mkdtemp(join(tmpdir(), 'envelope-clock-'));
+    const clockFile = join(dir, 'offset');
+    await writeFile(clockFile, String(2 * DAY));
+    const moved = await startDocumentStore(
+      {
+        ...bed.config,
+        SIGNING_TEST_CLOCK_FILE: clockFile,
+        SIGNING_SWEEP_INTERVAL_MS: 100,
+        SIGNED_SWEEP_INTERVAL_MS: 0,
+      },
+      { logger: createLogger({ service: 'test', level: 'error' }) },
+    );
+    try {
+      await expect
+        .poll(async () => {
+          const { rows } = await db.query<{ status: string }>(
+            'select status from documents.envelopes where id = $1',
+            [created.envelopeId],
+          );
+          return rows[0]?.status;
+        })
+        .toBe('expired');
+      await expect
+        .poll(async () => (await outboxOf(created.envelopeId, 'events.envelope.expired')).length)
+        .toBe(1);
+    } finally {
+      await moved.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
