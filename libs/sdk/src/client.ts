@@ -6,6 +6,10 @@ import { abortReason, parseRetryAfter, retryDelayMs, sleep } from './retry.js';
 import type {
   DocumentDetail,
   DocumentList,
+  Envelope,
+  EnvelopeFields,
+  EnvelopeList,
+  ListEnvelopesQuery,
   GenerateTemplateRequest,
   JsonBodyOf,
   JsonResultOf,
@@ -61,7 +65,8 @@ export interface EsignClientOptions {
 /** Per-call options of every method. */
 export interface RequestOptions {
   /**
-   * `Idempotency-Key` of an operation that takes one (signDocument). Default: a new UUID per call. The
+   * `Idempotency-Key` of an operation that takes one (every POST that creates or sends something:
+   * signDocument, sendForSigning, createEnvelope, createWebhook, …). Default: a new UUID per call. The
    * same key is sent on every retry of the call; give your own to retry across processes or restarts.
    */
   idempotencyKey?: string;
@@ -111,6 +116,24 @@ export type SendForSigningInput = SendFields & {
   /** The file name sent (default: the path's or stream's base name, else `document.pdf`). */
   fileName?: string;
 };
+
+/** `createEnvelope`'s input: the form fields of `POST /api/v1/envelopes` and the PDF. */
+export type CreateEnvelopeInput = EnvelopeFields & {
+  /** The PDF: a path, a Buffer/Uint8Array/ArrayBuffer, a Blob or a readable stream (read into memory). */
+  file: FileInput;
+  /** The file name sent (default: the path's or stream's base name, else `document.pdf`). */
+  fileName?: string;
+};
+
+/** An envelope's document as it stands (`GET /api/v1/envelopes/{envelopeId}/document`). */
+export interface EnvelopeDocument {
+  /** The PDF, exactly as returned. */
+  readonly bytes: Uint8Array;
+  /** True for the completed document; false for a copy marked as not yet complete (`X-Complete`). */
+  readonly complete: boolean;
+  /** The download name (`Content-Disposition`). */
+  readonly fileName: string;
+}
 
 export interface SignedDocument {
   /** The signed PDF, exactly as returned. */
@@ -402,6 +425,51 @@ export class EsignClient {
     form.append('file', part.blob, part.fileName);
     const res = await this.request('sendForSigning', { form }, options);
     return JSON.parse(new TextDecoder().decode(res.body)) as SendResult;
+  }
+
+  /**
+   * Sends a PDF to several recipients, in order (`POST /api/v1/envelopes`). An `Idempotency-Key` is
+   * generated unless given in `options` and reused by every retry, so a retried call makes one envelope.
+   */
+  async createEnvelope(input: CreateEnvelopeInput, options: RequestOptions = {}): Promise<Envelope> {
+    const { file, fileName, ...fields } = input;
+    const part = await toFilePart(file, fileName);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+    }
+    form.append('file', part.blob, part.fileName);
+    const res = await this.request('createEnvelope', { form }, options);
+    return JSON.parse(new TextDecoder().decode(res.body)) as Envelope;
+  }
+
+  /** An envelope and where each recipient stands (`GET /api/v1/envelopes/{envelopeId}`). */
+  getEnvelope(envelopeId: string, options: RequestOptions = {}): Promise<Envelope> {
+    return this.requestJson('getEnvelope', { params: { envelopeId } }, options);
+  }
+
+  /** A page of the account's envelopes, newest first (`GET /api/v1/envelopes`). */
+  listEnvelopes(query: ListEnvelopesQuery = {}, options: RequestOptions = {}): Promise<EnvelopeList> {
+    return this.requestJson('listEnvelopes', { query }, options);
+  }
+
+  /** Cancels a pending envelope (`POST /api/v1/envelopes/{envelopeId}/cancel`): its links stop working. */
+  cancelEnvelope(envelopeId: string, options: RequestOptions = {}): Promise<Envelope> {
+    return this.requestJson('cancelEnvelope', { params: { envelopeId } }, options);
+  }
+
+  /**
+   * The envelope's document as it stands (`GET /api/v1/envelopes/{envelopeId}/document`): the final
+   * document once completed, before that a copy marked as not yet complete (`complete: false`).
+   */
+  async getEnvelopeDocument(envelopeId: string, options: RequestOptions = {}): Promise<EnvelopeDocument> {
+    const res = await this.request('getEnvelopeDocument', { params: { envelopeId } }, options);
+    return {
+      bytes: res.body,
+      complete: res.headers.get('X-Complete' satisfies SuccessHeaderOf<'getEnvelopeDocument'>) === 'true',
+      fileName: fileNameOfDisposition(res.headers.get('Content-Disposition')) ?? `${envelopeId}.pdf`,
+    };
   }
 
   /** Where a request sent for signing stands (`GET /api/v1/status`), by its audit ID or sendId. */

@@ -37,6 +37,10 @@ export type SigningStatus = Schemas['SigningStatus'];
 export type SendCanceled = Schemas['SendCanceled'];
 /** A resent request (`POST /api/v1/send/{sendId}/resend`). */
 export type SendResent = Schemas['SendResent'];
+/** An envelope and where each recipient stands (`POST`/`GET /api/v1/envelopes…`). */
+export type Envelope = Schemas['Envelope'];
+/** A page of envelopes (`GET /api/v1/envelopes`). */
+export type EnvelopeList = Schemas['EnvelopeList'];
 /** An error body: `{ "error": "…" }`. */
 export type ErrorBody = Schemas['Error'];
 
@@ -106,3 +110,7 @@ export type WebhookEvent =
   | Schemas['WebhookTestWebhook'];
 /** The text fields of `POST /api/v1/send` (the PDF is given apart, as a FileInput). */
 export type SendFields = Omit<MultipartOf<'sendForSigning'>, 'file'>;
+/** The text fields of `POST /api/v1/envelopes` (the PDF is given apart, as a FileInput). */
+export type EnvelopeFields = Omit<MultipartOf<'createEnvelope'>, 'file'>;
+/** Query of `GET /api/v1/envelopes`: status, limit, cursor. */
+export type ListEnvelopesQuery = QueryOf<'listEnvelopes'>;

@@ -666,6 +666,230 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/envelopes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's envelopes
+     * @description Newest first, optionally only those in one status; pass nextCursor as cursor for the next page.
+     */
+    get: operations['listEnvelopes'];
+    put?: never;
+    /**
+     * Send a PDF to several recipients, in order
+     * @description Upload a PDF (at most 10 MB; 413 above) and name its recipients: signers (each signs with a digital signature of their own and fills their fields), approvers (approve or decline) and people in copy (receive the completed document). Recipients with the same `order` act in parallel; groups act in ascending order, and the server enforces it: a recipient's link is created and emailed only when their group's turn comes. Everything is checked against the document at once (pages, boxes inside the page, at most 50 recipients and 200 fields, distinct emails per group, a signature field per signer); a 400 names the recipient and field at fault. Answers 201 with the envelope; follow it with GET /api/v1/envelopes/{envelopeId}. With Idempotency-Key, a retry answers the same envelope and sends no second email.
+     */
+    post: operations['createEnvelope'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/envelopes/{envelopeId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An envelope and where each recipient stands
+     * @description The envelope's status (pending, completed, declined, canceled, expired), each recipient's status (waiting, notified, viewed, signed, approved, declined) with its times, and once completed the fileHash of the final document (which GET /api/v1/documents/{auditId} lists under the envelope's auditId). An unknown envelope or another account's answers 404.
+     */
+    get: operations['getEnvelope'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/envelopes/{envelopeId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a pending envelope
+     * @description Every link stops working at once (410) and the recipients whose turn had come are told by email. Only a pending envelope can be canceled (409 otherwise); an unknown envelope or another account's answers 404.
+     */
+    post: operations['cancelEnvelope'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/envelopes/{envelopeId}/document': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The document as it stands
+     * @description Once completed, the final document (every signer's signature, the certificate of completion and the service's seal; X-Complete: true). Before that, the signed revisions so far as a copy with every page marked as not yet complete (X-Complete: false): it is never presented as the finished document.
+     */
+    get: operations['getEnvelopeDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/e/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signing page of an envelope link
+     * @description The page a recipient of an envelope opens from their email. Opening it changes nothing. An unknown or replaced link answers 404; a link of an envelope that ended, or of a recipient who already acted, answers 410; each with a page that says so.
+     */
+    get: operations['openEnvelopePage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/recipient': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The envelope and recipient behind a link
+     * @description Who asks what of this recipient, with their fields. Changes nothing. 404 for an unknown link, 410 for one that has ended.
+     */
+    get: operations['getEnvelopeRecipient'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/document': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The PDF to sign, as it stands
+     * @description The document with the signatures of the groups before this one, for the page to show. Changes nothing.
+     */
+    get: operations['getEnvelopeLinkDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/view': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The document was shown
+     * @description The page reports that the recipient's browser has shown the document (the first report sets viewedAt; every one is in the story with IP and user agent).
+     */
+    post: operations['recordEnvelopeView'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/sign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign from the envelope page
+     * @description Signs as this recipient: their fields are drawn (signature and initials adopted once, dates of today, name and email, the text and checkboxes given) and a digital signature of their own is appended to the document as it stands. A required field left empty answers 400 naming it. Signers of one group may sign at the same time: each waits its turn to append. The link then answers 410.
+     */
+    post: operations['signEnvelopeThroughLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve from the envelope page
+     * @description An approver approves the document as it stands. The link then answers 410.
+     */
+    post: operations['approveEnvelopeThroughLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/decline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Decline from the envelope page
+     * @description A signer or approver declines with a reason (required): the envelope ends, every link dies, the sender and those who already acted are told.
+     */
+    post: operations['declineEnvelopeThroughLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/documents': {
     parameters: {
       query?: never;
@@ -1968,6 +2192,109 @@ export interface components {
       expiresAt: string;
       viewedAt: string | null;
     };
+    Envelope: {
+      envelopeId: string;
+      auditId: string;
+      /** @enum {string} */
+      status: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+      subject: string;
+      message: string | null;
+      fileName: string;
+      pageCount: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      expiresAt: string;
+      currentOrder: number | null;
+      revision: number;
+      recipients: {
+        recipientId: string;
+        name: string;
+        email: string;
+        /** @enum {string} */
+        role: 'signer' | 'approver' | 'cc';
+        order: number;
+        /** @enum {string} */
+        status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+        requireEmailCode: boolean;
+        embedded: boolean;
+        fields: {
+          /** @enum {string} */
+          type: 'signature' | 'initials' | 'date' | 'name' | 'email' | 'text' | 'checkbox';
+          page: number;
+          x: number;
+          y: number;
+          width: number;
+          height?: number;
+          /** @default true */
+          required: boolean;
+          label?: string;
+          value?: string;
+        }[];
+        notifiedAt: string | null;
+        viewedAt: string | null;
+        actedAt: string | null;
+        declineReason: string | null;
+      }[];
+      completedAt: string | null;
+      declinedAt: string | null;
+      declineReason: string | null;
+      canceledAt: string | null;
+      expiredAt: string | null;
+      fileHash: string | null;
+    };
+    EnvelopeList: {
+      envelopes: components['schemas']['Envelope'][];
+      nextCursor: string | null;
+    };
+    EnvelopeLinkEnded: {
+      error: string;
+      /** @enum {string} */
+      status: 'completed' | 'declined' | 'canceled' | 'expired' | 'acted';
+    };
+    EnvelopeRecipientView: {
+      envelopeId: string;
+      /** @enum {string} */
+      envelopeStatus: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+      fileName: string;
+      subject: string;
+      /** @description The sender's message: text, never HTML */
+      message: string | null;
+      senderEmail: string;
+      pageCount: number;
+      /** Format: date-time */
+      expiresAt: string;
+      recipient: {
+        name: string;
+        email: string;
+        /** @enum {string} */
+        role: 'signer' | 'approver' | 'cc';
+        order: number;
+        /** @enum {string} */
+        status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+        fields: {
+          /** @enum {string} */
+          type: 'signature' | 'initials' | 'date' | 'name' | 'email' | 'text' | 'checkbox';
+          page: number;
+          x: number;
+          y: number;
+          width: number;
+          height?: number;
+          /** @default true */
+          required: boolean;
+          label?: string;
+          value?: string;
+        }[];
+      };
+      others: {
+        name: string;
+        /** @enum {string} */
+        role: 'signer' | 'approver' | 'cc';
+        order: number;
+        /** @enum {string} */
+        status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+      }[];
+    };
   };
   responses: never;
   parameters: never;
@@ -2154,7 +2481,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2869,7 +3196,10 @@ export interface operations {
   createWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2894,6 +3224,8 @@ export interface operations {
           'Cache-Control': string;
           /** @description The new endpoint's ID (as webhook.id) */
           'X-Webhook-Id': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -2933,7 +3265,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3264,7 +3596,10 @@ export interface operations {
   rotateWebhookSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -3290,6 +3625,8 @@ export interface operations {
         headers: {
           /** @description no-store */
           'Cache-Control': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -3331,6 +3668,15 @@ export interface operations {
       };
       /** @description No such resource for this account */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -3478,7 +3824,10 @@ export interface operations {
   sendTestWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -3493,6 +3842,8 @@ export interface operations {
       /** @description Queued */
       202: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -3532,7 +3883,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3577,7 +3928,10 @@ export interface operations {
   replayWebhookEvent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -3597,6 +3951,8 @@ export interface operations {
       /** @description Queued */
       202: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -3636,7 +3992,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4426,7 +4782,10 @@ export interface operations {
   createApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4446,6 +4805,8 @@ export interface operations {
         headers: {
           /** @description no-store */
           'Cache-Control': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -4478,6 +4839,15 @@ export interface operations {
       };
       /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -4722,7 +5092,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4875,7 +5245,10 @@ export interface operations {
   resendSend: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The sendId from POST /api/v1/send
@@ -4890,6 +5263,8 @@ export interface operations {
       /** @description Resent */
       200: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -4929,7 +5304,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4974,7 +5349,10 @@ export interface operations {
   cancelSend: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The sendId from POST /api/v1/send
@@ -4989,6 +5367,8 @@ export interface operations {
       /** @description Canceled */
       200: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -5028,7 +5408,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5494,7 +5874,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5612,7 +5992,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5634,6 +6014,1323 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['SigningLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listEnvelopes: {
+    parameters: {
+      query?: {
+        /** @description Only envelopes in this status */
+        status?: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+        /** @description At most this many (1-100, default 20) */
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of envelopes */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeList'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createEnvelope: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). A retry of the same request with the same key answers the same result (Idempotent-Replayed: true) instead of doing it again; the same key with a different request is a 409. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "subject": "Please sign: lease.pdf",
+         *       "recipients": [
+         *         {
+         *           "name": "Ada Lovelace",
+         *           "email": "ada@example.com",
+         *           "role": "signer",
+         *           "order": 1,
+         *           "fields": [
+         *             {
+         *               "type": "signature",
+         *               "page": 0,
+         *               "x": 10,
+         *               "y": 80,
+         *               "width": 30
+         *             },
+         *             {
+         *               "type": "date",
+         *               "page": 0,
+         *               "x": 60,
+         *               "y": 85,
+         *               "width": 20
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "name": "Charles Babbage",
+         *           "email": "charles@example.com",
+         *           "role": "approver",
+         *           "order": 2
+         *         },
+         *         {
+         *           "name": "Office",
+         *           "email": "office@example.com",
+         *           "role": "cc",
+         *           "order": 3
+         *         }
+         *       ]
+         *     }
+         */
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description The PDF to sign; the type is taken from the content
+           */
+          file: string;
+          /** @description JSON array of {name, email, role: signer|approver|cc, order (1, 2, …: the same number acts in parallel, groups in ascending order), fields (a signer's: {type: signature|initials|date|name|email|text|checkbox, page, x, y, width, height?, required?, label?, value?})} */
+          recipients: {
+            name: string;
+            /** Format: email */
+            email: string;
+            /** @enum {string} */
+            role: 'signer' | 'approver' | 'cc';
+            order: number;
+            /** @default false */
+            requireEmailCode: boolean;
+            /** @default false */
+            embedded: boolean;
+            /** @default [] */
+            fields: {
+              /** @enum {string} */
+              type: 'signature' | 'initials' | 'date' | 'name' | 'email' | 'text' | 'checkbox';
+              page: number;
+              x: number;
+              y: number;
+              width: number;
+              height?: number;
+              /** @default true */
+              required: boolean;
+              label?: string;
+              value?: string;
+            }[];
+          }[];
+          /** @description Subject of the emails; default "Please sign: <file name>" */
+          subject?: string;
+          /** @description A personal message shown in the emails and on the signing page (plain text) */
+          message?: string;
+          /**
+           * @description Days until the envelope expires (default 30)
+           * @default 30
+           */
+          expiresInDays?: number;
+          /** @description JSON {firstAfterDays, everyDays, max}: reminders to a recipient whose turn came (default 3, 3, 3) */
+          reminders?: {
+            /** @default 3 */
+            firstAfterDays: number;
+            /** @default 3 */
+            everyDays: number;
+            /** @default 3 */
+            max: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description The envelope exists and the first group is being emailed */
+      201: {
+        headers: {
+          /** @description true when an earlier request with the same Idempotency-Key made this envelope */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The upload exceeds the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEnvelope: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The envelope */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelEnvelope: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Canceled */
+      200: {
+        headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEnvelopeDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The PDF */
+      200: {
+        headers: {
+          /** @description true for the completed document, false for a marked copy */
+          'X-Complete': 'true' | 'false';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  openEnvelopePage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The token of the link */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signing page */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Not a valid link */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEnvelopeRecipient: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The recipient view */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeRecipientView'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEnvelopeLinkDocument: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The PDF */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  recordEnvelopeView: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Recorded */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: date-time */
+            viewedAt: string;
+          };
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  signEnvelopeThroughLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "signature": {
+         *         "mode": "type",
+         *         "typedName": "Ada Lovelace",
+         *         "color": "#1e3a8a"
+         *       },
+         *       "values": {
+         *         "2": "Lisbon"
+         *       }
+         *     }
+         */
+        'application/json': {
+          signature:
+            | {
+                /** @constant */
+                mode: 'draw';
+                imageBase64: string;
+              }
+            | {
+                /** @constant */
+                mode: 'type';
+                typedName: string;
+                color: string;
+              };
+          initials?:
+            | {
+                /** @constant */
+                mode: 'draw';
+                imageBase64: string;
+              }
+            | {
+                /** @constant */
+                mode: 'type';
+                typedName: string;
+                color: string;
+              };
+          /**
+           * @description Values of the recipient's text and checkbox fields, by the field's index in their list
+           * @default {}
+           */
+          values?: {
+            [key: string]: string | boolean;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Signed */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+            /** Format: date-time */
+            actedAt: string;
+            /** @enum {string} */
+            envelopeStatus: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+            /** @description true when this was the last act: the envelope is being sealed */
+            completing: boolean;
+          };
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  approveEnvelopeThroughLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Approved */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+            /** Format: date-time */
+            actedAt: string;
+            /** @enum {string} */
+            envelopeStatus: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+            /** @description true when this was the last act: the envelope is being sealed */
+            completing: boolean;
+          };
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  declineEnvelopeThroughLink: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "The start date is wrong: it should be 1 March."
+         *     }
+         */
+        'application/json': {
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Declined */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
+            /** Format: date-time */
+            actedAt: string;
+            /** @enum {string} */
+            envelopeStatus: 'pending' | 'completed' | 'declined' | 'canceled' | 'expired';
+            /** @description true when this was the last act: the envelope is being sealed */
+            completing: boolean;
+          };
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
         };
       };
       /** @description Too many requests; see Retry-After */
@@ -6073,7 +7770,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6275,7 +7972,10 @@ export interface operations {
   createDashboardWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6300,6 +8000,8 @@ export interface operations {
           'Cache-Control': string;
           /** @description The new endpoint's ID (as webhook.id) */
           'X-Webhook-Id': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -6339,7 +8041,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6661,7 +8363,10 @@ export interface operations {
   rotateDashboardWebhookSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -6687,6 +8392,8 @@ export interface operations {
         headers: {
           /** @description no-store */
           'Cache-Control': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -6728,6 +8435,15 @@ export interface operations {
       };
       /** @description No such resource for this account */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -6866,7 +8582,10 @@ export interface operations {
   sendTestDashboardWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -6881,6 +8600,8 @@ export interface operations {
       /** @description Queued */
       202: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -6920,7 +8641,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6965,7 +8686,10 @@ export interface operations {
   replayDashboardWebhookEvent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -6985,6 +8709,8 @@ export interface operations {
       /** @description Queued */
       202: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -7024,7 +8750,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
