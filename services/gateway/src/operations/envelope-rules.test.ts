@@ -176,7 +176,7 @@ describe("fieldValuesFor (what is drawn in each of a signer's fields)", () => {
         now,
       })[1],
     ).toEqual({
-      field: expect.objectContaining({ type: 'text' }),
+      field: expect.objectContaining({ type: 'text' }) as unknown,
     });
   });
 });
