@@ -188,6 +188,40 @@ describe('IdempotencyStore.once', () => {
   });
 });
 
+describe('what the bucket holds', () => {
+  it('keeps the answer sealed with the Idempotency-Key: a secret in it is not readable from the bucket', async () => {
+    const req = request();
+    const secret = `whsec_${randomUUID()}`;
+    await sut.once(req, () => Promise.resolve({ status: 201, json: { secret } }), jsonAnswers);
+
+    const keys: string[] = [];
+    for await (const key of await kv.keys()) keys.push(key);
+    const values = await Promise.all(keys.map(async (key) => (await kv.get(key))?.string() ?? ''));
+
+    expect(keys.every((key) => /^[0-9a-f]{64}$/.test(key))).toBe(true);
+    expect(values.some((value) => value.includes('"done"'))).toBe(true);
+    expect(values.filter((value) => value.includes(secret))).toEqual([]);
+    // With the key, the retry reads it.
+    await expect(sut.once(req, handler().run, jsonAnswers)).resolves.toMatchObject({
+      replayed: true,
+      answer: { json: { secret } },
+    });
+  });
+
+  it('answers 503 (unavailable) when the bucket does not answer, and does not run the handler', async () => {
+    const down = createIdempotencyStore({
+      kv: { create: () => Promise.reject(new Error('TIMEOUT')) } as unknown as KV,
+      logger: createLogger({ service: 'gateway-test', level: 'error' }),
+    });
+    const counted = handler();
+
+    await expect(down.once(request(), counted.run, jsonAnswers)).rejects.toMatchObject({
+      code: 'unavailable',
+    });
+    expect(counted.runs()).toBe(0);
+  });
+});
+
 describe('requestFingerprint', () => {
   const base = {
     method: 'post',

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { KV } from '@esign/bus';
 import { ServiceError } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
@@ -62,9 +62,14 @@ export interface IdempotencyStore {
   ): Promise<IdempotentOutcome<R>>;
 }
 
+/**
+ * An entry of the bucket. The answer is sealed (AES-256-GCM, base64 of IV, tag and ciphertext) with a
+ * key derived from the Idempotency-Key: answers hold secrets shown once (an API key, a webhook
+ * secret), which the bucket must not give to whoever reads it without the key the client chose.
+ */
 type StoredRecord =
   | { readonly state: 'running'; readonly fingerprint: string; readonly startedAt: number }
-  | ({ readonly state: 'done'; readonly fingerprint: string } & StoredAnswer);
+  | { readonly state: 'done'; readonly fingerprint: string; readonly sealed: string };
 
 /** JSON with object keys sorted, so the same value always gives the same text. */
 const canonical = (value: unknown): unknown => {
@@ -104,6 +109,32 @@ const entryKey = (request: IdempotentRequest): string =>
     .update(JSON.stringify([request.accountId, request.operationId, request.key]))
     .digest('hex');
 
+const answerKey = (request: IdempotentRequest): Buffer =>
+  Buffer.from(
+    hkdfSync(
+      'sha256',
+      request.key,
+      `${request.accountId}\n${request.operationId}`,
+      'esign gateway idempotency answer',
+      32,
+    ),
+  );
+
+const seal = (request: IdempotentRequest, answer: StoredAnswer): string => {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', answerKey(request), iv);
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(answer), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
+};
+
+const unseal = (request: IdempotentRequest, sealed: string): StoredAnswer => {
+  const bytes = Buffer.from(sealed, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', answerKey(request), bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  const text = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+  return JSON.parse(text) as StoredAnswer;
+};
+
 const encode = (record: StoredRecord): Uint8Array => new TextEncoder().encode(JSON.stringify(record));
 const decode = (data: Uint8Array): StoredRecord => JSON.parse(new TextDecoder().decode(data)) as StoredRecord;
 
@@ -137,23 +168,24 @@ export const createIdempotencyStore = (options: {
   /** The revision of our claim, or the answer to replay. */
   const claim = async (
     id: string,
-    fingerprint: string,
+    request: IdempotentRequest,
   ): Promise<{ revision: number } | { answer: StoredAnswer }> => {
+    const { fingerprint } = request;
     const running = () => encode({ state: 'running', fingerprint, startedAt: Date.now() });
     // Twice at most: the entry found may be deleted (its first request failed) before we read it.
     for (let attempt = 0; ; attempt += 1) {
       try {
         return { revision: await kv.create(id, running()) };
       } catch (err) {
-        if (!isWrongRevision(err) || attempt > 0) throw err;
+        if (!isWrongRevision(err)) throw err;
+        // Claimed again by another request between our two attempts.
+        if (attempt > 0) throw stillRunning();
       }
       const entry = await kv.get(id);
       if (!entry || entry.operation !== 'PUT') continue;
       const record = decode(entry.value);
       if (record.fingerprint !== fingerprint) throw usedForAnother();
-      if (record.state === 'done') {
-        return { answer: { status: record.status, json: record.json, headers: record.headers } };
-      }
+      if (record.state === 'done') return { answer: unseal(request, record.sealed) };
       if (Date.now() - record.startedAt < abandonedAfterMs) throw stillRunning();
       try {
         // Left by a gateway that stopped mid-request: ours now, unless another retry took it first.
@@ -181,7 +213,15 @@ export const createIdempotencyStore = (options: {
       storable: (result: R) => StoredAnswer | undefined,
     ): Promise<IdempotentOutcome<R>> {
       const id = entryKey(request);
-      const claimed = await claim(id, request.fingerprint);
+      const claimed = await claim(id, request).catch((err: unknown) => {
+        if (err instanceof ServiceError) throw err;
+        // NATS or JetStream did not answer: nothing was done, the client retries with the same key.
+        logger.warn('the idempotency store did not answer', { operation: request.operationId, err });
+        throw new ServiceError(
+          'unavailable',
+          'the idempotency store is unavailable; retry with the same key',
+        );
+      });
       if ('answer' in claimed) return { replayed: true, answer: claimed.answer };
       let result: R;
       let answer: StoredAnswer | undefined;
@@ -199,7 +239,7 @@ export const createIdempotencyStore = (options: {
       try {
         await kv.update(
           id,
-          encode({ state: 'done', fingerprint: request.fingerprint, ...answer }),
+          encode({ state: 'done', fingerprint: request.fingerprint, sealed: seal(request, answer) }),
           claimed.revision,
         );
       } catch (err) {
