@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makePdf, makePng } from '@esign/testing';
-import { auth, baseUrl, createAccount, dataUri, errorOf, sign, storage, type TestAccount } from './harness';
+import {
+  auth,
+  baseUrl,
+  createAccount,
+  dashboardHeaders,
+  dataUri,
+  errorOf,
+  jsonInit,
+  sign,
+  signUpAndIn,
+  storage,
+  type TestAccount,
+} from './harness';
 
 let account: TestAccount;
 let pdf: Buffer;
@@ -110,5 +122,60 @@ describe('POST /api/v1/sign with an Idempotency-Key', () => {
       expect(res.status).toBe(400);
       expect(await errorOf(res)).toMatch(/^Idempotency-Key must be 1-255 visible ASCII characters/);
     }
+  });
+});
+
+describe('POST /api/v1/webhooks with an Idempotency-Key (kept by the gateway)', () => {
+  const createWebhook = (
+    key: string,
+    url: string,
+    headers = auth(account.apiKey),
+    path = '/api/v1/webhooks',
+  ) =>
+    fetch(
+      `${baseUrl}${path}`,
+      jsonInit('POST', { url, eventTypes: ['document.signed'] }, { ...headers, 'Idempotency-Key': key }),
+    );
+  const listed = async (url: string, headers = auth(account.apiKey), path = '/api/v1/webhooks') =>
+    (
+      (await (await fetch(`${baseUrl}${path}`, { headers })).json()) as {
+        webhooks: { id: string; url: string }[];
+      }
+    ).webhooks.filter((w) => w.url === url);
+
+  it('registers one endpoint for two requests with one key: the retry gets the same endpoint and secret', async () => {
+    const key = randomUUID();
+    const url = `http://127.0.0.3:9/retry/${key}`;
+
+    const first = await createWebhook(key, url);
+    const retry = await createWebhook(key, url);
+
+    expect([first.status, retry.status]).toEqual([201, 201]);
+    const body = (await first.json()) as { webhook: { id: string }; secret: string };
+    expect(await retry.json()).toEqual(body);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('x-webhook-id')).toBe(body.webhook.id);
+    expect((await listed(url)).map((w) => w.id)).toEqual([body.webhook.id]);
+    // Another request under the key is refused; without a key, a second endpoint is made.
+    const other = await createWebhook(key, `${url}/other`);
+    expect(other.status).toBe(409);
+    expect(await errorOf(other)).toMatch(/Idempotency-Key/);
+    expect(await listed(`${url}/other`)).toEqual([]);
+  });
+
+  it("keys the dashboard's form by the account too: one endpoint for a double submit", async () => {
+    const user = await signUpAndIn();
+    const key = randomUUID();
+    const url = `http://127.0.0.3:9/dashboard/${key}`;
+    const session = dashboardHeaders(user);
+
+    const answers = [
+      await createWebhook(key, url, session, '/api/webhooks'),
+      await createWebhook(key, url, session, '/api/webhooks'),
+    ];
+
+    expect(answers.map((a) => a.status)).toEqual([201, 201]);
+    expect(answers[1]?.headers.get('idempotent-replayed')).toBe('true');
+    expect(await listed(url, { Cookie: user.cookie }, '/api/webhooks')).toHaveLength(1);
   });
 });

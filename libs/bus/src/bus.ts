@@ -5,6 +5,7 @@ import {
   ErrorCode as NatsErrorCode,
   Events as NatsEvents,
   type JetStreamClient,
+  type KV,
   type Msg,
   type NatsConnection,
   type NatsError,
@@ -147,6 +148,12 @@ export interface Bus {
   ): Promise<Consumption>;
   /** Create or update the stream that holds durable events. */
   ensureEventStream(): Promise<void>;
+  /**
+   * A JetStream key-value bucket of this stack (its name carries the stack prefix), created when
+   * missing, with `history: 1` and the bus's replicas: entries expire `ttlMs` after their last write.
+   * Open it once (at start-up) and keep it: every call looks the bucket up on the server.
+   */
+  keyValue(bucket: string, options: { readonly ttlMs: number }): Promise<KV>;
   readonly jetstream: JetStreamClient;
   /** Subject as it is on the wire (with the stack prefix). */
   wire(subject: string): string;
@@ -440,6 +447,14 @@ export const connectBus = async (options: BusOptions): Promise<Bus> => {
           if (!isNatsError(addErr) || addErr.api_error?.err_code !== 10058) throw addErr;
         }
       }
+    },
+
+    keyValue(bucket, kvOptions) {
+      return js.views.kv(`${prefix.replace(/[^A-Za-z0-9_-]/g, '_')}${bucket}`, {
+        ttl: kvOptions.ttlMs,
+        history: 1,
+        replicas: options.streamReplicas ?? 1,
+      });
     },
 
     async consume(event, handler, consumeOptions) {

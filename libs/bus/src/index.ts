@@ -5,3 +5,4 @@ export * from './consume';
 export * from './bus-resource';
 export * from './consumer-metrics';
 export * from './bus-down';
+export type { KV, KvEntry } from 'nats';

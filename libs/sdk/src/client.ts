@@ -4,10 +4,10 @@ import { toFilePart, type FileInput } from './files.js';
 import { OPERATIONS, type OperationId } from './generated/operations.js';
 import { abortReason, parseRetryAfter, retryDelayMs, sleep } from './retry.js';
 import type {
-  CreateEnvelopeFields,
   DocumentDetail,
   DocumentList,
   Envelope,
+  EnvelopeFields,
   EnvelopeList,
   ListEnvelopesQuery,
   GenerateTemplateRequest,
@@ -65,7 +65,8 @@ export interface EsignClientOptions {
 /** Per-call options of every method. */
 export interface RequestOptions {
   /**
-   * `Idempotency-Key` of an operation that takes one (signDocument). Default: a new UUID per call. The
+   * `Idempotency-Key` of an operation that takes one (every POST that creates or sends something:
+   * signDocument, sendForSigning, createEnvelope, createWebhook, …). Default: a new UUID per call. The
    * same key is sent on every retry of the call; give your own to retry across processes or restarts.
    */
   idempotencyKey?: string;
@@ -109,26 +110,30 @@ export type SignDocumentInput = SignFields & {
 };
 
 /** A signed PDF and what the answer's headers say about it. */
-export type CreateEnvelopeInput = CreateEnvelopeFields & {
-  /** The PDF: a path, a Buffer/Uint8Array/ArrayBuffer, a Blob or a readable stream (read into memory). */
-  file: FileInput;
-  fileName?: string;
-};
-
-/** The document of an envelope as it stands (`GET /api/v1/envelopes/{envelopeId}/document`). */
-export interface EnvelopeDocument {
-  readonly bytes: Uint8Array;
-  /** True for the completed document; false for a copy marked "NOT COMPLETE" on every page. */
-  readonly complete: boolean;
-  readonly fileName: string;
-}
-
 export type SendForSigningInput = SendFields & {
   /** The PDF: a path, a Buffer/Uint8Array/ArrayBuffer, a Blob or a readable stream (read into memory). */
   file: FileInput;
   /** The file name sent (default: the path's or stream's base name, else `document.pdf`). */
   fileName?: string;
 };
+
+/** `createEnvelope`'s input: the form fields of `POST /api/v1/envelopes` and the PDF. */
+export type CreateEnvelopeInput = EnvelopeFields & {
+  /** The PDF: a path, a Buffer/Uint8Array/ArrayBuffer, a Blob or a readable stream (read into memory). */
+  file: FileInput;
+  /** The file name sent (default: the path's or stream's base name, else `document.pdf`). */
+  fileName?: string;
+};
+
+/** An envelope's document as it stands (`GET /api/v1/envelopes/{envelopeId}/document`). */
+export interface EnvelopeDocument {
+  /** The PDF, exactly as returned. */
+  readonly bytes: Uint8Array;
+  /** True for the completed document; false for a copy marked as not yet complete (`X-Complete`). */
+  readonly complete: boolean;
+  /** The download name (`Content-Disposition`). */
+  readonly fileName: string;
+}
 
 export interface SignedDocument {
   /** The signed PDF, exactly as returned. */
@@ -422,24 +427,9 @@ export class EsignClient {
     return JSON.parse(new TextDecoder().decode(res.body)) as SendResult;
   }
 
-  /** Where a request sent for signing stands (`GET /api/v1/status`), by its audit ID or sendId. */
-  getSigningStatus(id: string, options: RequestOptions = {}): Promise<SigningStatus> {
-    return this.requestJson('getSigningStatus', { query: { auditId: id } }, options);
-  }
-
-  /** Cancels a pending request (`POST /api/v1/send/{sendId}/cancel`): its links stop working. */
-  cancelSend(sendId: string, options: RequestOptions = {}): Promise<SendCanceled> {
-    return this.requestJson('cancelSend', { params: { sendId } }, options);
-  }
-
-  /** Emails the recipient a new link (`POST /api/v1/send/{sendId}/resend`); earlier links stop working. */
-  resendSend(sendId: string, options: RequestOptions = {}): Promise<SendResent> {
-    return this.requestJson('resendSend', { params: { sendId } }, options);
-  }
-
   /**
-   * Sends a PDF to several recipients who act in groups, in order (`POST /api/v1/envelopes`). An
-   * `Idempotency-Key` is generated unless given in `options` and reused by every retry.
+   * Sends a PDF to several recipients, in order (`POST /api/v1/envelopes`). An `Idempotency-Key` is
+   * generated unless given in `options` and reused by every retry, so a retried call makes one envelope.
    */
   async createEnvelope(input: CreateEnvelopeInput, options: RequestOptions = {}): Promise<Envelope> {
     const { file, fileName, ...fields } = input;
@@ -454,33 +444,47 @@ export class EsignClient {
     return JSON.parse(new TextDecoder().decode(res.body)) as Envelope;
   }
 
-  /** The account's envelopes, newest first (`GET /api/v1/envelopes`); pass `nextCursor` as `cursor`. */
-  listEnvelopes(query: ListEnvelopesQuery = {}, options: RequestOptions = {}): Promise<EnvelopeList> {
-    return this.requestJson('listEnvelopes', { query }, options);
-  }
-
-  /** One envelope and where each recipient stands (`GET /api/v1/envelopes/{envelopeId}`). */
+  /** An envelope and where each recipient stands (`GET /api/v1/envelopes/{envelopeId}`). */
   getEnvelope(envelopeId: string, options: RequestOptions = {}): Promise<Envelope> {
     return this.requestJson('getEnvelope', { params: { envelopeId } }, options);
   }
 
-  /** Cancels a pending envelope (`POST /api/v1/envelopes/{envelopeId}/cancel`): every link stops working. */
+  /** A page of the account's envelopes, newest first (`GET /api/v1/envelopes`). */
+  listEnvelopes(query: ListEnvelopesQuery = {}, options: RequestOptions = {}): Promise<EnvelopeList> {
+    return this.requestJson('listEnvelopes', { query }, options);
+  }
+
+  /** Cancels a pending envelope (`POST /api/v1/envelopes/{envelopeId}/cancel`): its links stop working. */
   cancelEnvelope(envelopeId: string, options: RequestOptions = {}): Promise<Envelope> {
     return this.requestJson('cancelEnvelope', { params: { envelopeId } }, options);
   }
 
   /**
-   * The document as it stands (`GET /api/v1/envelopes/{envelopeId}/document`): the completed one, or
-   * before completion a copy marked as not complete (`complete: false`).
+   * The envelope's document as it stands (`GET /api/v1/envelopes/{envelopeId}/document`): the final
+   * document once completed, before that a copy marked as not yet complete (`complete: false`).
    */
   async getEnvelopeDocument(envelopeId: string, options: RequestOptions = {}): Promise<EnvelopeDocument> {
     const res = await this.request('getEnvelopeDocument', { params: { envelopeId } }, options);
-    const header = this.headerReader(res);
     return {
       bytes: res.body,
-      complete: header('X-Complete') === 'true',
-      fileName: fileNameOfDisposition(header('Content-Disposition')) ?? `${envelopeId}.pdf`,
+      complete: res.headers.get('X-Complete' satisfies SuccessHeaderOf<'getEnvelopeDocument'>) === 'true',
+      fileName: fileNameOfDisposition(res.headers.get('Content-Disposition')) ?? `${envelopeId}.pdf`,
     };
+  }
+
+  /** Where a request sent for signing stands (`GET /api/v1/status`), by its audit ID or sendId. */
+  getSigningStatus(id: string, options: RequestOptions = {}): Promise<SigningStatus> {
+    return this.requestJson('getSigningStatus', { query: { auditId: id } }, options);
+  }
+
+  /** Cancels a pending request (`POST /api/v1/send/{sendId}/cancel`): its links stop working. */
+  cancelSend(sendId: string, options: RequestOptions = {}): Promise<SendCanceled> {
+    return this.requestJson('cancelSend', { params: { sendId } }, options);
+  }
+
+  /** Emails the recipient a new link (`POST /api/v1/send/{sendId}/resend`); earlier links stop working. */
+  resendSend(sendId: string, options: RequestOptions = {}): Promise<SendResent> {
+    return this.requestJson('resendSend', { params: { sendId } }, options);
   }
 
   /**

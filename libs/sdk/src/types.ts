@@ -37,24 +37,10 @@ export type SigningStatus = Schemas['SigningStatus'];
 export type SendCanceled = Schemas['SendCanceled'];
 /** A resent request (`POST /api/v1/send/{sendId}/resend`). */
 export type SendResent = Schemas['SendResent'];
-/** An envelope (`POST /api/v1/envelopes`, `GET /api/v1/envelopes/{envelopeId}`). */
+/** An envelope and where each recipient stands (`POST`/`GET /api/v1/envelopes…`). */
 export type Envelope = Schemas['Envelope'];
 /** A page of envelopes (`GET /api/v1/envelopes`). */
 export type EnvelopeList = Schemas['EnvelopeList'];
-/** A field a signer fills: percentages of the page, origin top-left (as `positions` on sign). */
-export type EnvelopeField = Envelope['recipients'][number]['fields'][number];
-/** A recipient of a new envelope. */
-export interface EnvelopeRecipientInput {
-  name: string;
-  email: string;
-  role: 'signer' | 'approver' | 'cc';
-  /** The same number acts in parallel; groups act in ascending order. */
-  order: number;
-  /** A signer's fields (at least one signature field). */
-  fields?: (Omit<EnvelopeField, 'required'> & { required?: boolean })[];
-}
-/** The query of `GET /api/v1/envelopes`. */
-export type ListEnvelopesQuery = QueryOf<'listEnvelopes'>;
 /** An error body: `{ "error": "…" }`. */
 export type ErrorBody = Schemas['Error'];
 
@@ -121,24 +107,10 @@ export type WebhookEvent =
   | Schemas['SigningCompletedWebhook']
   | Schemas['SigningDeclinedWebhook']
   | Schemas['SigningExpiredWebhook']
-  | Schemas['EnvelopeSentWebhook']
-  | Schemas['RecipientNotifiedWebhook']
-  | Schemas['RecipientViewedWebhook']
-  | Schemas['RecipientSignedWebhook']
-  | Schemas['RecipientApprovedWebhook']
-  | Schemas['RecipientDeclinedWebhook']
-  | Schemas['EnvelopeDeclinedWebhook']
-  | Schemas['EnvelopeCompletedWebhook']
-  | Schemas['EnvelopeCanceledWebhook']
-  | Schemas['EnvelopeExpiredWebhook']
   | Schemas['WebhookTestWebhook'];
 /** The text fields of `POST /api/v1/send` (the PDF is given apart, as a FileInput). */
 export type SendFields = Omit<MultipartOf<'sendForSigning'>, 'file'>;
-/** What `POST /api/v1/envelopes` takes besides the PDF: recipients as objects (sent as JSON). */
-export type CreateEnvelopeFields = Omit<
-  MultipartOf<'createEnvelope'>,
-  'file' | 'recipients' | 'reminders'
-> & {
-  recipients: EnvelopeRecipientInput[];
-  reminders?: { firstAfterDays?: number; everyDays?: number; max?: number };
-};
+/** The text fields of `POST /api/v1/envelopes` (the PDF is given apart, as a FileInput). */
+export type EnvelopeFields = Omit<MultipartOf<'createEnvelope'>, 'file'>;
+/** Query of `GET /api/v1/envelopes`: status, limit, cursor. */
+export type ListEnvelopesQuery = QueryOf<'listEnvelopes'>;

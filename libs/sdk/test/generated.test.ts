@@ -28,8 +28,22 @@ describe('generated types', () => {
     expect(missing, 'operations without an EsignClient method').toEqual([]);
   });
 
-  it('mark the operations that take an Idempotency-Key: signDocument, and no GET', () => {
-    expect(OPERATIONS.signDocument.idempotent).toBe(true);
+  it('mark the operations that take an Idempotency-Key: those that create or send, and no GET', () => {
+    for (const id of [
+      'signDocument',
+      'sendForSigning',
+      'createEnvelope',
+      'cancelEnvelope',
+      'cancelSend',
+      'resendSend',
+      'createWebhook',
+      'rotateWebhookSecret',
+      'sendTestWebhook',
+      'replayWebhookEvent',
+    ] as const) {
+      expect(OPERATIONS[id].idempotent, id).toBe(true);
+    }
+    expect(OPERATIONS.updateWebhook.idempotent).toBe(false);
     expect(Object.values(OPERATIONS).filter((info) => info.method === 'GET' && info.idempotent)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import type { BlobStore } from '@esign/blob';
 import type { Bus } from '@esign/bus';
 import type { Logger } from '@esign/telemetry';
+import type { IdempotencyStore } from './api/idempotency';
 import type { TGatewayConfig } from './config';
 import type { KeyCache } from './http/key-cache';
 import type { RateCounter } from './http/rate-counter';
@@ -23,6 +24,8 @@ export interface GatewayDeps {
   keyCache: KeyCache;
   /** Requests per rate-limit key in the current window, across replicas. */
   rateCounter: RateCounter;
+  /** The operation layer's Idempotency-Keys (`idempotency: 'replay'`), across replicas. */
+  idempotency: IdempotencyStore;
   /** The sign workflow's view of the services behind the bus and of object storage. */
   signing: SigningPorts;
   /** The send workflow's view of the signer, document-store and object storage. */

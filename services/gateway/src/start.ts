@@ -14,6 +14,7 @@ import {
   type Resource,
 } from '@esign/telemetry';
 import { createApp } from './app';
+import { createIdempotencyStore, IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS } from './api/idempotency';
 import type { TGatewayConfig } from './config';
 import { createKeyCache } from './http/key-cache';
 import { answerClientError, isRefusedBySize } from './http/client-error';
@@ -76,6 +77,12 @@ export const startGateway = (
       stop: (timer) => clearInterval(timer),
     });
 
+    // Shared by every replica, and kept across restarts: a retry may reach another gateway.
+    const idempotency = createIdempotencyStore({
+      kv: await bus.keyValue(IDEMPOTENCY_BUCKET, { ttlMs: IDEMPOTENCY_TTL_MS }),
+      logger,
+    });
+
     const signing = createSigningPorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
     const sending = createSendingPorts({ bus, blob, logger, inspectTimeoutMs: config.SIGN_TIMEOUT_MS });
     const verifying = createVerifyingPorts({ bus });
@@ -91,6 +98,7 @@ export const startGateway = (
       metrics: edge,
       keyCache,
       rateCounter,
+      idempotency,
       signing,
       sending,
       verifying,

@@ -3340,7 +3340,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4055,7 +4055,10 @@ export interface operations {
   createWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4080,6 +4083,8 @@ export interface operations {
           'Cache-Control': string;
           /** @description The new endpoint's ID (as webhook.id) */
           'X-Webhook-Id': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -4119,7 +4124,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4450,7 +4455,10 @@ export interface operations {
   rotateWebhookSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -4476,6 +4484,8 @@ export interface operations {
         headers: {
           /** @description no-store */
           'Cache-Control': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -4517,6 +4527,15 @@ export interface operations {
       };
       /** @description No such resource for this account */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -4664,7 +4683,10 @@ export interface operations {
   sendTestWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -4679,6 +4701,8 @@ export interface operations {
       /** @description Queued */
       202: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -4718,7 +4742,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4763,7 +4787,10 @@ export interface operations {
   replayWebhookEvent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -4783,6 +4810,8 @@ export interface operations {
       /** @description Queued */
       202: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -4822,7 +4851,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5612,7 +5641,10 @@ export interface operations {
   createApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5632,6 +5664,8 @@ export interface operations {
         headers: {
           /** @description no-store */
           'Cache-Control': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -5664,6 +5698,15 @@ export interface operations {
       };
       /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -5908,7 +5951,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6061,7 +6104,10 @@ export interface operations {
   resendSend: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The sendId from POST /api/v1/send
@@ -6076,6 +6122,8 @@ export interface operations {
       /** @description Resent */
       200: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -6115,7 +6163,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6160,7 +6208,10 @@ export interface operations {
   cancelSend: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The sendId from POST /api/v1/send
@@ -6175,6 +6226,8 @@ export interface operations {
       /** @description Canceled */
       200: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -6214,7 +6267,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6680,7 +6733,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6798,7 +6851,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7098,7 +7151,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7242,7 +7295,10 @@ export interface operations {
   cancelEnvelope: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The envelope ID (env_…)
@@ -7257,6 +7313,8 @@ export interface operations {
       /** @description Canceled */
       200: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -7296,7 +7354,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7729,7 +7787,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7888,7 +7946,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7990,7 +8048,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8112,7 +8170,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8573,7 +8631,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8775,7 +8833,10 @@ export interface operations {
   createDashboardWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -8800,6 +8861,8 @@ export interface operations {
           'Cache-Control': string;
           /** @description The new endpoint's ID (as webhook.id) */
           'X-Webhook-Id': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -8839,7 +8902,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9161,7 +9224,10 @@ export interface operations {
   rotateDashboardWebhookSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -9187,6 +9253,8 @@ export interface operations {
         headers: {
           /** @description no-store */
           'Cache-Control': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -9228,6 +9296,15 @@ export interface operations {
       };
       /** @description No such resource for this account */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -9366,7 +9443,10 @@ export interface operations {
   sendTestDashboardWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -9381,6 +9461,8 @@ export interface operations {
       /** @description Queued */
       202: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -9420,7 +9502,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9465,7 +9547,10 @@ export interface operations {
   replayDashboardWebhookEvent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /**
          * @description The webhook ID
@@ -9485,6 +9570,8 @@ export interface operations {
       /** @description Queued */
       202: {
         headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -9524,7 +9611,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request) */
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
         headers: {
           [name: string]: unknown;

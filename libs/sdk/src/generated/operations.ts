@@ -94,7 +94,7 @@ export const OPERATIONS = {
   createWebhook: {
     method: 'POST',
     path: '/api/v1/webhooks',
-    idempotent: false,
+    idempotent: true,
     security: 'apiKey',
     requestType: 'application/json',
     successType: 'application/json',
@@ -126,7 +126,7 @@ export const OPERATIONS = {
   rotateWebhookSecret: {
     method: 'POST',
     path: '/api/v1/webhooks/{webhookId}/rotate-secret',
-    idempotent: false,
+    idempotent: true,
     security: 'apiKey',
     requestType: 'application/json',
     successType: 'application/json',
@@ -142,7 +142,7 @@ export const OPERATIONS = {
   sendTestWebhook: {
     method: 'POST',
     path: '/api/v1/webhooks/{webhookId}/test',
-    idempotent: false,
+    idempotent: true,
     security: 'apiKey',
     requestType: null,
     successType: 'application/json',
@@ -150,7 +150,7 @@ export const OPERATIONS = {
   replayWebhookEvent: {
     method: 'POST',
     path: '/api/v1/webhooks/{webhookId}/events/{eventId}/replay',
-    idempotent: false,
+    idempotent: true,
     security: 'apiKey',
     requestType: null,
     successType: 'application/json',
@@ -190,7 +190,7 @@ export const OPERATIONS = {
   resendSend: {
     method: 'POST',
     path: '/api/v1/send/{sendId}/resend',
-    idempotent: false,
+    idempotent: true,
     security: 'apiKey',
     requestType: null,
     successType: 'application/json',
@@ -198,7 +198,7 @@ export const OPERATIONS = {
   cancelSend: {
     method: 'POST',
     path: '/api/v1/send/{sendId}/cancel',
-    idempotent: false,
+    idempotent: true,
     security: 'apiKey',
     requestType: null,
     successType: 'application/json',
@@ -230,7 +230,7 @@ export const OPERATIONS = {
   cancelEnvelope: {
     method: 'POST',
     path: '/api/v1/envelopes/{envelopeId}/cancel',
-    idempotent: false,
+    idempotent: true,
     security: 'apiKey',
     requestType: null,
     successType: 'application/json',

@@ -8,7 +8,9 @@ import { receiveUpload, type ReceivedFile, type ReceivedUpload } from '../http/r
 import { rateLimit } from '../http/rate-limit';
 import { countRequestBody, markRoute } from '../http/request-metrics';
 import { checkOrigin } from '../http/session';
+import { requestFingerprint, type StoredAnswer } from './idempotency';
 import type { AnyOperation, CallerOf, OperationResult } from './operation';
+import { ZIdempotencyHeaders } from './public-schemas';
 
 /** `/api/v1/documents/{auditId}` as Express writes it: `/api/v1/documents/:auditId`. */
 export const expressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
@@ -42,6 +44,18 @@ const jsonBody = (limit: string): RequestHandler => {
   };
 };
 
+/** A JSON answer's body through the operation's public schema. */
+const publicJson = (op: AnyOperation, status: number, json: unknown): unknown => {
+  const schema = op.responses[status]?.json;
+  if (!schema) throw new Error(`${op.id} answered ${status}, which it does not declare`);
+  const body = schema.safeParse(json);
+  if (!body.success) {
+    // The public shape is a promise to clients: an internal change must not leak through it.
+    throw new Error(`${op.id}: response does not match its public schema: ${body.error.message}`);
+  }
+  return body.data;
+};
+
 /** Write what a handler answered; a JSON body goes out through the operation's public schema. */
 const writeResult = (op: AnyOperation, deps: GatewayDeps, res: Response, result: OperationResult): void => {
   res.status(result.status);
@@ -51,14 +65,7 @@ const writeResult = (op: AnyOperation, deps: GatewayDeps, res: Response, result:
     return;
   }
   if ('json' in result) {
-    const schema = op.responses[result.status]?.json;
-    if (!schema) throw new Error(`${op.id} answered ${result.status}, which it does not declare`);
-    const body = schema.safeParse(result.json);
-    if (!body.success) {
-      // The public shape is a promise to clients: an internal change must not leak through it.
-      throw new Error(`${op.id}: response does not match its public schema: ${body.error.message}`);
-    }
-    res.json(body.data);
+    res.json(publicJson(op, result.status, result.json));
     return;
   }
   if ('html' in result) {
@@ -80,6 +87,13 @@ const writeResult = (op: AnyOperation, deps: GatewayDeps, res: Response, result:
  * declaration. Errors go to the one error handler, which maps codes to statuses.
  */
 export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps): void => {
+  if (
+    op.idempotency === 'replay' &&
+    (op.request.multipart || (op.auth !== 'apiKey' && op.auth !== 'session'))
+  ) {
+    // The key is the account's; an upload would be stored before the key is looked at.
+    throw new Error(`${op.id}: idempotency 'replay' takes an account's operation without a file`);
+  }
   const limit = rateLimit({
     perMinute: op.rateLimit
       ? op.rateLimit.perMinute(deps.config)
@@ -109,6 +123,11 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
     const params = request.params ? parseOrThrow(request.params, req.params) : {};
     const query = request.query ? parseOrThrow(request.query, queryOf(req)) : {};
     const headers = request.headers ? parseOrThrow(request.headers, headersOf(req, request.headers)) : {};
+    const idempotencyKey = op.idempotency
+      ? parseOrThrow(ZIdempotencyHeaders, { 'Idempotency-Key': req.get('Idempotency-Key') })[
+          'Idempotency-Key'
+        ]
+      : undefined;
     let json: unknown;
     if (request.json) {
       const raw: unknown = req.body;
@@ -135,6 +154,53 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
       countRequestBody(req, res);
       upload = await receiving;
     }
+    const inputWith = (
+      fields: Record<string, unknown>,
+      rawFields: Readonly<Record<string, string>>,
+      file: ReceivedFile | undefined,
+    ) => ({
+      query,
+      params,
+      headers,
+      body: json,
+      fields,
+      rawFields,
+      // There whenever the operation declares a multipart body (checked below), which is when its
+      // handler's input has a file.
+      file: file as ReceivedFile,
+      caller,
+      client: { ip: clientIp(req), userAgent: userAgent(req) },
+      receivedAt,
+      accepts: (types: readonly string[]) => req.accepts([...types]),
+    });
+    if (op.idempotency === 'replay' && idempotencyKey !== undefined) {
+      // Checked at mount: 'replay' operations are an account's (API key or dashboard session).
+      const { accountId } = caller as { accountId: string };
+      const outcome = await deps.idempotency.once(
+        {
+          accountId,
+          operationId: op.id,
+          key: idempotencyKey,
+          fingerprint: requestFingerprint({ method: op.method, path: op.path, params, query, body: json }),
+        },
+        () => op.handle(inputWith({}, {}, undefined), deps),
+        (result): StoredAnswer | undefined =>
+          'json' in result && result.status >= 200 && result.status < 300
+            ? {
+                status: result.status,
+                headers: result.headers ?? {},
+                json: publicJson(op, result.status, result.json),
+              }
+            : undefined,
+      );
+      if (outcome.replayed) {
+        const { answer } = outcome;
+        res.status(answer.status).set(answer.headers).set('Idempotent-Replayed', 'true').json(answer.json);
+      } else {
+        writeResult(op, deps, res, outcome.result);
+      }
+      return;
+    }
     try {
       let fields: Record<string, unknown> = {};
       let file: ReceivedFile | undefined;
@@ -149,24 +215,7 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
         file = upload.file;
         fields = parseOrThrow(request.multipart.fields, upload.fields);
       }
-      const result = await op.handle(
-        {
-          query,
-          params,
-          headers,
-          body: json,
-          fields,
-          rawFields: upload?.fields ?? {},
-          // There whenever the operation declares a multipart body (checked above), which is when its
-          // handler's input has a file.
-          file: file as ReceivedFile,
-          caller,
-          client: { ip: clientIp(req), userAgent: userAgent(req) },
-          receivedAt,
-          accepts: (types) => req.accepts([...types]),
-        },
-        deps,
-      );
+      const result = await op.handle(inputWith(fields, upload?.fields ?? {}, file), deps);
       writeResult(op, deps, res, result);
     } catch (err) {
       // An upload nobody took over goes; removing one the signer already removed is harmless.

@@ -4,7 +4,7 @@ import { HTTP_STATUS } from '../http/errors';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from './common-headers';
 import { errorsOfAuth, type AnyOperation, type HeaderDeclaration } from './operation';
 import { ZErrorResponse } from './error-schema';
-import { publicSchemas } from './public-schemas';
+import { publicSchemas, ZIdempotencyHeaders } from './public-schemas';
 
 type JsonObject = Record<string, unknown>;
 
@@ -85,7 +85,8 @@ const ERROR_DESCRIPTIONS: Record<TErrorCode, string> = {
   permission_denied:
     "The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check",
   not_found: 'No such resource for this account',
-  conflict: 'Conflicts with an earlier request (an Idempotency-Key used for a different request)',
+  conflict:
+    'Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running)',
   too_large: 'The upload exceeds the size limit',
   rate_limited: 'Too many requests; see Retry-After',
   unavailable:
@@ -135,9 +136,33 @@ const requestBodyOf = (op: AnyOperation) => {
   return undefined;
 };
 
+/** What a retry under the key of an `idempotency: 'replay'` operation gets, and for how long. */
+const REPLAY_KEY_DESCRIPTION =
+  'Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs.';
+
+const REPLAYED_HEADER: Record<string, HeaderDeclaration> = {
+  'Idempotent-Replayed': {
+    description: 'true when this is the stored answer of an earlier request with the same Idempotency-Key',
+    schema: z.literal('true'),
+    required: false,
+  },
+};
+
+/** The `Idempotency-Key` parameter of an operation that takes one (unless its headers declare it). */
+const idempotencyParametersOf = (op: AnyOperation) => {
+  if (!op.idempotency || (op.request.headers && 'Idempotency-Key' in op.request.headers.shape)) return [];
+  return parametersOf(ZIdempotencyHeaders, 'header').map((p) =>
+    op.idempotency === 'replay' ? { ...p, description: REPLAY_KEY_DESCRIPTION } : p,
+  );
+};
+
 const responsesOf = (op: AnyOperation) => {
   const responses: JsonObject = {};
-  for (const [status, response] of Object.entries(op.responses)) {
+  for (const [status, declared] of Object.entries(op.responses)) {
+    const replayed = op.idempotency === 'replay' && Number(status) < 300;
+    const response = replayed
+      ? { ...declared, headers: { ...(declared.headers ?? {}), ...REPLAYED_HEADER } }
+      : declared;
     const content: JsonObject = {};
     if (response.json) {
       content['application/json'] = {
@@ -153,7 +178,14 @@ const responsesOf = (op: AnyOperation) => {
       ...(Object.keys(content).length ? { content } : {}),
     };
   }
-  const codes = [...new Set([...op.errors, ...errorsOfAuth(op.auth, op.method)])];
+  const codes = [
+    ...new Set<TErrorCode>([
+      ...op.errors,
+      // 409: the key used for another request (or, with 'replay', still in progress).
+      ...(op.idempotency ? ['conflict' as const] : []),
+      ...errorsOfAuth(op.auth, op.method),
+    ]),
+  ];
   const byStatus = new Map<number, TErrorCode[]>();
   for (const code of codes)
     byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
@@ -237,6 +269,7 @@ export const buildOpenApiDocument = (operations: readonly AnyOperation[], option
         ...parametersOf(op.request.params, 'path'),
         ...parametersOf(op.request.query, 'query'),
         ...parametersOf(op.request.headers, 'header'),
+        ...idempotencyParametersOf(op),
       ],
       ...(requestBody ? { requestBody } : {}),
       responses: responsesOf(op),
@@ -257,7 +290,7 @@ export const buildOpenApiDocument = (operations: readonly AnyOperation[], option
         'Sign documents over HTTP and prove it later. Every /api/v1 endpoint takes `Authorization: Bearer <API_KEY>` (a `svc_live_` key of a Business account) unless stated.',
         `The sandbox endpoint takes this deployment's public sandbox token instead: \`${options.sandboxToken}\`.`,
         "The dashboard's endpoints (`/api/auth/*`, `/api/session`, `/api/keys`) take the session cookie set by sign-in instead, never an API key; those that change something also need an `Origin` of this site and the session's `X-CSRF-Token`.",
-        'Errors are JSON `{ "error": "…" }` naming the field at fault. Every answer carries `RateLimit-*` headers; 429 and 503 carry `Retry-After`. POSTs that sign take an `Idempotency-Key`: retry them with the same key.',
+        'Errors are JSON `{ "error": "…" }` naming the field at fault. Every answer carries `RateLimit-*` headers; 429 and 503 carry `Retry-After`. POSTs that create or send something take an `Idempotency-Key`: retry them with the same key (see each operation for how long a key is kept).',
       ].join('\n\n'),
     },
     servers: [{ url: options.serverUrl ?? '/' }],

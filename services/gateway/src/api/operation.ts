@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { GatewayDeps } from '../deps';
 import type { ReceivedFile } from '../http/receive-upload';
 import type { GatewaySession } from '../http/session';
+import type { IdempotencyMode } from './idempotency';
 
 /**
  * Who may call an operation:
@@ -195,8 +196,14 @@ export interface OperationDeclaration<
    * send no Origin. Operations with `auth: 'session'` check more than this (see `AuthKind`).
    */
   readonly originCheck?: 'ifSent';
-  /** Takes an `Idempotency-Key` header (documented and passed to the SDK). */
-  readonly idempotent?: boolean;
+  /**
+   * Takes an `Idempotency-Key` header (validated, documented with the `Idempotent-Replayed` answer
+   * header and the 409, and sent fresh by the SDK on every call): `domain` when the handler passes the
+   * key to its domain (it declares the header in `request.headers` to read it), `replay` when the
+   * operation layer keeps the first 2xx JSON answer for 24 hours and answers a retry with it (only for
+   * an account's operations with JSON or no body). See `api/idempotency.ts`.
+   */
+  readonly idempotency?: IdempotencyMode;
   readonly request: RequestDeclaration<Q, P, H, J, M>;
   /** Success responses by status. */
   readonly responses: Readonly<Record<number, ResponseDeclaration>>;

@@ -34,7 +34,7 @@ export const createEnvelopeOperation = defineOperation({
   description:
     "Upload a PDF (at most 10 MB; 413 above) and name its recipients: signers (each signs with a digital signature of their own and fills their fields), approvers (approve or decline) and people in copy (receive the completed document). Recipients with the same `order` act in parallel; groups act in ascending order, and the server enforces it: a recipient's link is created and emailed only when their group's turn comes. Everything is checked against the document at once (pages, boxes inside the page, at most 50 recipients and 200 fields, distinct emails per group, a signature field per signer); a 400 names the recipient and field at fault. Answers 201 with the envelope; follow it with GET /api/v1/envelopes/{envelopeId}. With Idempotency-Key, a retry answers the same envelope and sends no second email.",
   auth: 'apiKey',
-  idempotent: true,
+  idempotency: 'domain',
   request: {
     headers: ZIdempotencyHeaders,
     multipart: {
@@ -135,6 +135,7 @@ export const cancelEnvelopeOperation = defineOperation({
   description:
     "Every link stops working at once (410) and the recipients whose turn had come are told by email. Only a pending envelope can be canceled (409 otherwise); an unknown envelope or another account's answers 404.",
   auth: 'apiKey',
+  idempotency: 'replay',
   request: { params: ZEnvelopeIdParams },
   responses: { 200: { description: 'Canceled', json: ZPublicEnvelope } },
   errors: ['not_found', 'conflict', 'unavailable', 'internal'],

@@ -46,6 +46,7 @@ export const createApiKeyOperation = defineOperation({
   description:
     'A new `svc_live_` key for the signed-in account, shown in this answer once (`Cache-Control: no-store`) and never retrievable again: only its SHA-256 is stored. Keys of Free and Pro accounts exist but get 403 on /api/v1 (API access is a Business plan feature). Needs the session cookie, an Origin of this site and X-CSRF-Token.',
   auth: 'session',
+  idempotency: 'replay',
   request: { json: ZCreateApiKeyRequest, example: { name: 'production server' } },
   responses: { 201: { description: 'The new key, shown once', json: ZNewApiKey, headers: NO_STORE_HEADER } },
   errors: ['invalid_argument', 'unavailable', 'internal'],

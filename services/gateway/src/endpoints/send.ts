@@ -26,7 +26,7 @@ export const sendForSigningOperation = defineOperation({
   description:
     "Upload a PDF (at most 10 MB; 413 above) and name the recipient: they get an email with a secure, single-use link to a page where they read the whole document and sign it (draw or type) or decline with a reason. Positions are checked against the document's pages at once. Answers 201 with the sendId and the auditId the signed document will carry; follow it with GET /api/v1/status. The signed document then appears in GET /api/v1/documents like one signed through POST /api/v1/sign, and is emailed to you and the recipient. With Idempotency-Key, a retry answers the same request and sends no second email.",
   auth: 'apiKey',
-  idempotent: true,
+  idempotency: 'domain',
   request: {
     headers: ZIdempotencyHeaders,
     multipart: {
@@ -125,6 +125,7 @@ const pendingRequestAction = <R extends z.ZodType<{ sendId: string }>>(action: {
     summary: action.summary,
     description: action.description,
     auth: 'apiKey',
+    idempotency: 'replay',
     request: { params: ZSendIdParams },
     responses: { 200: action.answer },
     errors: ['not_found', 'conflict', 'unavailable', 'internal'],

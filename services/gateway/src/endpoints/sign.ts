@@ -44,7 +44,7 @@ export const signDocumentOperation = defineAccountOperation({
   description:
     'Upload a PDF, PNG or JPEG (an image becomes a one-page PDF) with the signature and the signer. The answer is the signed PDF: the signature stamped where asked, an audit page, the audit data in the PDF metadata and a PKCS#7 digital signature over the whole file. The record is durable before the answer starts. Positions are percentages of the page as a person sees it, origin top-left; x and y place the top-left corner of the signature box.',
   auth: 'account',
-  idempotent: true,
+  idempotency: 'domain',
   request: {
     headers: ZIdempotencyHeaders,
     multipart: SIGN_MULTIPART,

@@ -55,6 +55,7 @@ export const createWebhookOperation = defineAccountOperation({
   description:
     'Events of the chosen types are POSTed to `url`, signed with the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing secret (`whsec_…`) this once (`Cache-Control: no-store`). The URL must be http(s), without credentials, and resolve to public addresses only (private, loopback, link-local and metadata addresses are refused: 400 naming `url`). At most 20 endpoints per account.',
   auth: 'account',
+  idempotency: 'replay',
   request: {
     json: ZCreateWebhookRequest,
     example: { url: 'https://example.com/esign/webhooks', eventTypes: ['document.signed'] },
@@ -166,6 +167,7 @@ export const rotateWebhookSecretOperation = defineAccountOperation({
   description:
     'A new secret, shown this once. For `overlapHours` (default 24, at most 168) every delivery is signed with both the new and the previous secret (two space-separated `v1,` signatures), so a receiver verifies with either while you deploy the new one; then with the new one only.',
   auth: 'account',
+  idempotency: 'replay',
   request: { params: PARAMS, json: ZRotateWebhookSecretRequest, example: { overlapHours: 24 } },
   responses: {
     200: { description: 'The new secret', json: ZRotatedWebhookSecret, headers: NO_STORE_HEADER },
@@ -219,6 +221,7 @@ export const replayWebhookEventOperation = defineAccountOperation({
   description:
     'Queues a new delivery of an earlier event of the account (its `eventId`, as in the delivery log or the payload) to this endpoint. The payload and the `webhook-id` are the event’s, so a receiver that de-duplicates on the id recognises it. 409 when the endpoint is disabled.',
   auth: 'account',
+  idempotency: 'replay',
   request: {
     params: PARAMS.extend({
       eventId: z.string().max(100).meta({
@@ -246,6 +249,7 @@ export const sendTestWebhookOperation = defineAccountOperation({
   description:
     'Queues a `webhook.test` event to the endpoint, signed like every other, to check that your receiver gets and verifies it; the delivery log shows the outcome. 409 when the endpoint is disabled.',
   auth: 'account',
+  idempotency: 'replay',
   request: { params: PARAMS },
   responses: { 202: { description: 'Queued', json: ZPublicWebhookDelivery } },
   errors: ['not_found', 'conflict', 'unavailable', 'internal'],
