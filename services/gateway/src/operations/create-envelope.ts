@@ -4,7 +4,7 @@ import type { Idempotency } from './idempotency';
 import { pendingKeyFor } from './send-for-signing';
 import { OutcomeUnknownError } from './sending-ports';
 import type { EnvelopePorts } from './envelope-ports';
-import { checkEnvelope } from './envelope-rules';
+import { checkEnvelope, fieldHeightPercent } from './envelope-rules';
 
 export interface CreateEnvelopeInput {
   readonly accountId: string;
@@ -56,7 +56,18 @@ export const createEnvelope = async (
       pageCount: inspected.pageCount,
       expiresInDays: input.expiresInDays,
       reminders: input.reminders,
-      recipients: [...input.recipients],
+      // Every field with its height as checked here (the defaults depend on the page's shape, which
+      // only this step knows): document-store, the signer and the page then draw the same box.
+      recipients: input.recipients.map((recipient) => ({
+        ...recipient,
+        fields: recipient.fields.map((field) => {
+          const page = pageSizes[field.page];
+          const height = page ? fieldHeightPercent(field, page) : field.height;
+          return height === undefined
+            ? field
+            : { ...field, height: Math.max(1, Math.floor(height * 100) / 100) };
+        }),
+      })),
       idempotency: input.idempotency,
     });
   } catch (err) {
