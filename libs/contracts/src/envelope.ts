@@ -321,8 +321,13 @@ export const EnvelopeFindByToken = defineRequest(
     revision: z.number().int().nonnegative(),
     recipient: ZEnvelopeRecipient,
     others: z.array(ZOtherRecipient),
-    /** Embedded links only: the origins allowed to frame the page. */
+    /** The link is an embedded signing URL's (`attach-link` mode `embedded`). */
     embedded: z.boolean(),
+    /**
+     * An embedded link's first view (`envelope.record-view`), which used it up: a page loaded again
+     * through it is refused. Null before; absent for other links.
+     */
+    linkUsedAt: ZIsoTimestamp.nullable().optional(),
   }),
 );
 
