@@ -37,6 +37,11 @@ import {
   recordEnvelopeViewOperation,
   signEnvelopeThroughLinkOperation,
 } from './envelope-page';
+import {
+  createSigningUrlOperation,
+  getEmbedOriginsOperation,
+  setEmbedOriginsOperation,
+} from './envelope-embed';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
 import { listSentRequestsOperation } from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
@@ -101,6 +106,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   getEnvelopeOperation,
   cancelEnvelopeOperation,
   getEnvelopeDocumentOperation,
+  createSigningUrlOperation,
+  getEmbedOriginsOperation.apiKey,
+  setEmbedOriginsOperation.apiKey,
   openEnvelopePageOperation,
   getEnvelopeRecipientOperation,
   getEnvelopeLinkDocumentOperation,
@@ -122,4 +130,6 @@ export const OPERATIONS: readonly AnyOperation[] = [
   sendTestWebhookOperation.session,
   replayWebhookEventOperation.session,
   deleteWebhookOperation.session,
+  getEmbedOriginsOperation.session,
+  setEmbedOriginsOperation.session,
 ];
