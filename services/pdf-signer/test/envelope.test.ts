@@ -310,6 +310,22 @@ describe('an envelope: two signers, then completion (pdf.sign-revision, pdf.comp
     expect(await sut.blob.stat(`envelopes/${accountId}/x.pdf`)).toBeUndefined();
   });
 
+  it('refuses a missing source and a target among uploads, writing nothing', async () => {
+    const missing = await failure(
+      signRevision(`pending/${accountId}/none.pdf`, `envelopes/${accountId}/y.pdf`, signerA, fieldsA),
+    );
+    expect(missing).toMatchObject({ code: 'invalid_argument', field: 'sourceKey' });
+    const upload = await failure(signRevision(originalKey, `uploads/${randomUUID()}`, signerA, fieldsA));
+    expect(upload).toMatchObject({ code: 'invalid_argument', field: 'targetKey' });
+    const notSigned = await failure(
+      signRevision(originalKey, `envelopes/${accountId}/y.pdf`, signerA, [
+        { field: field({ type: 'name', page: 0 }), value: 'Ann Lee' },
+      ]),
+    );
+    expect(notSigned).toMatchObject({ code: 'invalid_argument', field: 'fields' });
+    expect(await sut.blob.stat(`envelopes/${accountId}/y.pdf`)).toBeUndefined();
+  });
+
   it('marks a copy as not complete on every page (pdf.mark-incomplete)', async () => {
     const targetKey = `downloads/${accountId}/${envelopeId}-incomplete.pdf`;
     const note = '1 of 2 signers have signed';

@@ -52,7 +52,7 @@ export const fieldBox = (frame: { width: number; height: number }, field: TEnvel
 /**
  * Refuse what cannot be drawn, naming the field at fault (`fields.<j>`): a page the document lacks, a
  * box that leaves its page, an initials field without initials, a value of the wrong kind, a
- * required field left empty.
+ * required field left empty; and a revision without a signature field (`fields`).
  */
 export const checkFields = (
   fields: readonly FilledField[],
@@ -94,6 +94,9 @@ export const checkFields = (
       refuse(`${at}.value`, `the ${field.type} field is required and has no value`);
     }
   });
+  if (!fields.some(({ field }) => field.type === 'signature')) {
+    refuse('fields', "a signer's revision needs at least one signature field");
+  }
 };
 
 /** `box`'s largest sub-box of the given aspect (height / width), centred in it. */
