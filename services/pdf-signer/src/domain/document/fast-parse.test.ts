@@ -52,7 +52,9 @@ const corpusFiles = (dir: string): string[] =>
   );
 
 /** The parse's objects, or the error's class when it fails (pdf-lib fails some damaged files). */
-const parsed = async (load: () => Promise<{ context: { enumerateIndirectObjects(): [unknown, unknown][] } }>) => {
+const parsed = async (
+  load: () => Promise<{ context: { enumerateIndirectObjects(): [unknown, unknown][] } }>,
+) => {
   try {
     return objectsOf(await load());
   } catch (error) {
