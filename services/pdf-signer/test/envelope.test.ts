@@ -76,7 +76,12 @@ const fieldsA = [
 ];
 const signatureB = field({ type: 'signature', page: 2, x: 50, y: 70, width: 30 });
 const initialsB = field({ type: 'initials', page: 1, x: 70, y: 80, width: 12 });
-const fieldsB = [{ field: signatureB }, { field: initialsB }];
+const fieldsB = [
+  { field: signatureB },
+  { field: initialsB },
+  // Text no standard font can show: drawn in the embedded Noto subset.
+  { field: field({ type: 'text', page: 2, x: 10, y: 40, width: 40 }), value: 'Одобрено: Боб' },
+];
 
 const signRevision = (
   sourceKey: string,
@@ -230,6 +235,26 @@ describe('an envelope: two signers, then completion (pdf.sign-revision, pdf.comp
     expect((await qpdfCheck(completed)).ok).toBe(true);
   });
 
+  it("passes the service's own verifier: three valid signatures of this service, the seal last", async () => {
+    const report = await sut.verify(completed);
+    expect(report.problems).toEqual([]);
+    expect(
+      report.signatures.map((sig) => ({
+        valid: sig.cryptographicallyValid,
+        ours: sig.sealedByThisService,
+        whole: sig.coversWholeFile,
+        subFilter: sig.subFilter,
+      })),
+    ).toEqual([
+      { valid: true, ours: true, whole: false, subFilter: 'ETSI.CAdES.detached' },
+      { valid: true, ours: true, whole: false, subFilter: 'ETSI.CAdES.detached' },
+      { valid: true, ours: true, whole: true, subFilter: 'ETSI.CAdES.detached' },
+    ]);
+    // The first signature signed exactly the first revision.
+    expect(report.signatures[0]?.revisionHash).toBe(reply1.fileHash);
+    expect(report.signatures[1]?.revisionHash).toBe(reply2.fileHash);
+  });
+
   it('shows every filled value on its page', async () => {
     expect(await pdfText(completed, 0)).toContain('2026-11-26');
     const page2 = await pdfText(completed, 1);
@@ -237,6 +262,7 @@ describe('an envelope: two signers, then completion (pdf.sign-revision, pdf.comp
     expect(page2).toContain('Payment within 30 days');
     // The initials are a typed name in the handwriting font.
     expect(page2).toContain('BS');
+    expect(await pdfText(completed, 2)).toContain('Одобрено: Боб');
   });
 
   it('draws ink inside each signature, initials and checkbox box, and none where no field is', async () => {
@@ -339,6 +365,33 @@ describe('an envelope: two signers, then completion (pdf.sign-revision, pdf.comp
     }
     // The revision itself is untouched.
     expect((await sut.blob.getBuffer(key1)).equals(revision1)).toBe(true);
+  });
+});
+
+describe('a revision on a turned page', () => {
+  it('draws the fields where a person sees them on a page rotated by 90°', async () => {
+    const source = `pending/${accountId}/turned.pdf`;
+    await sut.blob.put(source, await makePdf({ pages: 1, rotate: 90 }));
+    const targetKey = `envelopes/${accountId}/turned-1.pdf`;
+    const signatureField = field({ type: 'signature', page: 0, x: 60, y: 50, width: 30 });
+    await signRevision(source, targetKey, signerA, [
+      { field: signatureField },
+      { field: field({ type: 'name', page: 0, x: 10, y: 10, width: 30 }), value: 'Ann Lee' },
+    ]);
+    const turned = await sut.blob.getBuffer(targetKey);
+    const page = await renderPage(turned, 0, 60);
+    // Rendered as seen: wide. The box in percent of the visible page (842 x 595 points).
+    expect(page.width).toBeGreaterThan(page.height);
+    const heightPct = ((A4.height * 0.3) / 3 / A4.width) * 100;
+    const box = { x: 60, y: 50, width: 30, height: heightPct };
+    expect(inkAt(page, box)).toBeGreaterThan(0.02);
+    // Beside it, at the same height, blank paper: the box was not drawn turned or shifted.
+    expect(inkAt(page, { x: 20, y: 50, width: 30, height: heightPct })).toBe(0);
+    expect(inkAt(page, { x: 60, y: 70, width: 30, height: heightPct })).toBe(0);
+    expect(await pdfText(turned)).toContain('Ann Lee');
+    expect(await signatures(turned)).toEqual([
+      { valid: true, wholeFile: true, subFilter: 'ETSI.CAdES.detached' },
+    ]);
   });
 });
 
