@@ -198,12 +198,12 @@ describe('an envelope: two signers, then completion (pdf.sign-revision, pdf.comp
     expect(reply1.events.map((e) => e.event)).toEqual(['fields.filled', 'revision.signed']);
     expect(reply1.events[1]?.details).toMatchObject({
       sourceHash: sha256(original),
-      revision: 1,
+      signatureIndex: 1,
       priorSignatures: 0,
       appended: true,
       signatureFormat: 'ETSI.CAdES.detached',
     });
-    expect(reply2.events[1]?.details).toMatchObject({ revision: 2, priorSignatures: 1 });
+    expect(reply2.events[1]?.details).toMatchObject({ signatureIndex: 2, priorSignatures: 1 });
     expect((await sut.blob.getBuffer(originalKey)).equals(original)).toBe(true);
     expect(await sut.blob.stat(key1)).toBeDefined();
     expect(completion).toMatchObject({

@@ -151,7 +151,8 @@ export const createEnvelopeOperations = (kit: EnvelopeKit): EnvelopeOperations =
     const page = pages[firstSignature?.field.page ?? 0] ?? pages[0];
     if (!page) throw new ServiceError('invalid_argument', 'file: the document has no pages', 'file');
     const signedAt = new Date().toISOString();
-    const revision = signatures + 1;
+    // The file's n-th signature (the original's own and document timestamps count too).
+    const signatureIndex = signatures + 1;
     const sealed = await kit.seal({
       doc,
       page,
@@ -160,7 +161,7 @@ export const createEnvelopeOperations = (kit: EnvelopeKit): EnvelopeOperations =
       signerName: input.signer.name,
       reason: input.reason || `Signed by ${input.signer.name}`,
       contactInfo: input.signer.email,
-      fieldName: `Signature ${revision} ${input.auditId}`,
+      fieldName: `Signature ${signatureIndex} ${input.auditId}`,
       padesLevel: input.padesLevel ?? 'B-T',
       ...(network ? { network } : {}),
     });
@@ -197,7 +198,7 @@ export const createEnvelopeOperations = (kit: EnvelopeKit): EnvelopeOperations =
           details: {
             sourceHash,
             fileHash: sealed.fileHash,
-            revision,
+            signatureIndex,
             priorSignatures: signatures,
             // The earlier bytes are kept as they were (false only for a repaired original).
             appended: base !== undefined,
