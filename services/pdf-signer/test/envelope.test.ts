@@ -368,6 +368,55 @@ describe('an envelope: two signers, then completion (pdf.sign-revision, pdf.comp
   });
 });
 
+describe('a long certificate of completion', () => {
+  it('runs over as many pages as its recipients take, each one named', async () => {
+    const source = `pending/${accountId}/long.pdf`;
+    await sut.blob.put(source, await makePdf({ pages: 1 }));
+    const revision = await signRevision(source, `envelopes/${accountId}/long-1.pdf`, signerA, [
+      { field: field({ type: 'signature', page: 0 }) },
+    ]);
+    const longAuditId = newAuditId();
+    const recipients = Array.from({ length: 30 }, (_, i) => ({
+      name: `Recipient Number${i}`,
+      email: `r${i}@example.com`,
+      role: 'signer' as const,
+      order: i + 1,
+      status: 'signed' as const,
+      events: [
+        {
+          event: 'viewed',
+          at: new Date().toISOString(),
+          ipAddress: '192.0.2.1',
+          userAgent: 'Agent/1.0 '.repeat(20),
+        },
+        { event: 'signed', at: new Date().toISOString(), ipAddress: '192.0.2.1', userAgent: 'Agent/1.0' },
+      ],
+    }));
+    const done = await sut.client.request(PdfCompleteEnvelope, {
+      accountId,
+      auditId: longAuditId,
+      envelopeId,
+      sourceKey: revision.objectKey,
+      fileName: 'long.pdf',
+      subject: 'Thirty signers',
+      senderEmail: 'sender@example.com',
+      createdAt: new Date().toISOString(),
+      originalHash: revision.fileHash,
+      recipients,
+    });
+    const file = await sut.blob.getBuffer(done.signedKey);
+    expect(done.pageCount).toBeGreaterThan(3);
+    expect((await pdfInfo(file)).Pages).toBe(String(done.pageCount));
+    const text = (await pdfText(file)).replace(/\s+/g, ' ');
+    for (const recipient of recipients) expect(text).toContain(`${recipient.name} <${recipient.email}>`);
+    expect(await pdfText(file, done.pageCount - 1)).toContain('Certificate of completion (continued)');
+    expect(await signatures(file)).toEqual([
+      { valid: true, wholeFile: false, subFilter: 'ETSI.CAdES.detached' },
+      { valid: true, wholeFile: true, subFilter: 'ETSI.CAdES.detached' },
+    ]);
+  });
+});
+
 describe('a revision on a turned page', () => {
   it('draws the fields where a person sees them on a page rotated by 90°', async () => {
     const source = `pending/${accountId}/turned.pdf`;
