@@ -7,5 +7,4 @@ export const DURABLE_EVENT_SUBJECTS = [
   'events.envelope.>',
   'events.sign-in.>',
   'events.webhook.>',
-  'events.envelope.>',
 ];
