@@ -1,7 +1,46 @@
-import { describe, expect, it, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
 import { inkAt, makePdf, makePng, pdfSig, renderPage, runPdfTool } from '@esign/testing';
 import { auth, baseUrl, createAccount, errorOf, signForm, type TestAccount } from './harness';
-import { allMail, mailTo, newRecipient, pageCall, waitForMail, type Mail } from './send-harness';
+import { randomUUID } from 'node:crypto';
+import { connect } from 'nats';
+import { inject } from 'vitest';
+import {
+  allMail,
+  mailTo,
+  newRecipient,
+  pageCall,
+  setClockOffset,
+  waitForMail,
+  type Mail,
+} from './send-harness';
+
+const stack = inject('stack');
+
+/**
+ * Publishes the stored `events.envelope.recipient-turn` of a recipient again under a new message ID (so
+ * JetStream keeps it): to the mailer it is the same event delivered twice.
+ */
+const republishTurnEvent = async (recipientEmail: string): Promise<boolean> => {
+  const nc = await connect({ servers: stack.natsUrl });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const streamName = `${stack.busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}EVENTS`;
+    const subject = `${stack.busPrefix}events.envelope.recipient-turn`;
+    const info = await jsm.streams.info(streamName);
+    for (let seq = info.state.last_seq; seq >= info.state.first_seq; seq--) {
+      const message = await jsm.streams.getMessage(streamName, { seq }).catch(() => undefined);
+      if (!message || message.subject !== subject) continue;
+      const event = JSON.parse(new TextDecoder().decode(message.data)) as { recipient?: { email?: string } };
+      if (event.recipient?.email !== recipientEmail) continue;
+      await nc.jetstream().publish(subject, message.data, { msgID: randomUUID() });
+      return true;
+    }
+    return false;
+  } finally {
+    await nc.close();
+  }
+};
 
 /**
  * Envelopes end to end, through HTTP, the SMTP server's mailbox and the real PDF tools: a signer in
@@ -13,11 +52,19 @@ import { allMail, mailTo, newRecipient, pageCall, waitForMail, type Mail } from 
 let business: TestAccount;
 let pdf: Buffer;
 let png: string;
+let browser: Browser;
 
 beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
   business = await createAccount('business');
   pdf = await makePdf({ pages: 2, text: 'Envelope agreement' });
   png = (await makePng()).toString('base64');
+});
+afterAll(async () => {
+  await browser.close();
 });
 
 interface Envelope {
@@ -171,16 +218,38 @@ describe('envelopes, end to end', () => {
     expect(await hasLink(s2a)).toBe(false);
     expect(await hasLink(s2b)).toBe(false);
 
-    const signed1 = await pageCall('/envelope/api/sign', link1.token, {
-      signature: { mode: 'draw', imageBase64: png },
-      values: { '3': 'Lisbon', '4': true },
+    // Ann signs on the page in Chromium: draws her signature, fills the city, ticks the box, finishes.
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const foreign: string[] = [];
+    page.on('request', (request) => {
+      const u = request.url();
+      if (!u.startsWith(baseUrl) && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
     });
-    expect(signed1.status, await signed1.clone().text()).toBe(200);
-    expect(await signed1.json()).toMatchObject({
-      status: 'signed',
-      envelopeStatus: 'pending',
-      completing: false,
-    });
+    await page.goto(link1.url);
+    await page.locator('[data-field="3"] input').waitFor();
+    await page.locator('[data-field="3"] input').fill('Lisbon');
+    await page.locator('[data-field="4"] input[type=checkbox]').check();
+    const canvas = page.locator('#signature-canvas');
+    await canvas.scrollIntoViewIfNeeded();
+    const area = await canvas.boundingBox();
+    if (!area) throw new Error('no signature canvas');
+    await page.mouse.move(area.x + area.width * 0.1, area.y + area.height * 0.6);
+    await page.mouse.down();
+    for (let i = 1; i <= 20; i++) {
+      await page.mouse.move(
+        area.x + area.width * (0.1 + 0.04 * i),
+        area.y + area.height * (0.6 - 0.3 * Math.sin(i / 2)),
+        {
+          steps: 2,
+        },
+      );
+    }
+    await page.mouse.up();
+    await page.locator('#finish-button').click();
+    await page.locator('#done-heading').filter({ hasText: 'Signed' }).waitFor({ timeout: 30_000 });
+    expect(foreign).toEqual([]);
+    await page.close();
+    expect((await getEnvelope(created.envelopeId)).recipients[0]).toMatchObject({ status: 'signed' });
     // The link is used up.
     expect((await pageCall('/envelope/api/recipient', link1.token)).status).toBe(410);
 
@@ -188,7 +257,7 @@ describe('envelopes, end to end', () => {
     const [link2a, link2b] = await Promise.all([linkFor(s2a), linkFor(s2b)]);
     expect(await hasLink(approver)).toBe(false);
     const [r2a, r2b] = await Promise.all([
-      pageCall('/envelope/api/sign', link2a.token, { signature: typed('Ben Second') }),
+      pageCall('/envelope/api/sign', link2a.token, { signature: { mode: 'draw', imageBase64: png } }),
       pageCall('/envelope/api/sign', link2b.token, {
         signature: typed('Cleo Second'),
         initials: typed('CS'),
@@ -341,4 +410,48 @@ describe('envelopes, end to end', () => {
     expect(notJson.status).toBe(400);
     expect((await allMail()).length).toBe(before);
   });
+
+  it('a redelivered turn event sends no second email (the mailer keeps one per event, address and kind)', async () => {
+    const s1 = newRecipient();
+    const res = await createEnvelope([
+      { name: 'Ann', email: s1, role: 'signer', order: 1, fields: [sig(0, 10, 10)] },
+    ]);
+    expect(res.status).toBe(201);
+    const first = await linkFor(s1);
+    expect(await republishTurnEvent(s1)).toBe(true);
+    // Long enough for the mailer to have consumed the redelivery (it answers within a second otherwise).
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await mailTo(s1)).toHaveLength(1);
+    // And the link of the one email still works.
+    expect((await pageCall('/envelope/api/recipient', first.token)).status).toBe(200);
+  });
+
+  it("expiry (the store's clock moved a day on): the envelope expires, links answer 410, the sender is told", async () => {
+    const [s1, s2] = [newRecipient(), newRecipient()];
+    const res = await createEnvelope(
+      [
+        { name: 'Ann', email: s1, role: 'signer', order: 1, fields: [sig(0, 10, 10)] },
+        { name: 'Ben', email: s2, role: 'signer', order: 2, fields: [sig(0, 10, 50)] },
+      ],
+      { expiresInDays: 1 },
+    );
+    const { envelopeId } = (await res.json()) as Envelope;
+    const link1 = await linkFor(s1);
+    expect((await pageCall('/envelope/api/sign', link1.token, { signature: typed('Ann') })).status).toBe(200);
+    const link2 = await linkFor(s2);
+    try {
+      await setClockOffset(24 * 60 * 60_000 + 60_000);
+      const expired = await waitForEnvelope(envelopeId, (e) => e.status === 'expired');
+      expect(expired.recipients.map((r) => r.status)).toEqual(['signed', 'notified']);
+      expect((await fetch(link2.url)).status).toBe(410);
+      expect((await pageCall('/envelope/api/sign', link2.token, { signature: typed('Ben') })).status).toBe(
+        410,
+      );
+      const told = await waitForMail(business.email, /^Expired: agreement\.pdf/, 1, 30_000);
+      expect(told[0]?.text).toContain('Ben');
+    } finally {
+      await setClockOffset(0);
+    }
+    expect((await getEnvelope(envelopeId)).status).toBe('expired');
+  }, 90_000);
 });
