@@ -61,6 +61,13 @@ const URL_TTL_SECONDS = 15 * 60;
 /** Prefix of short-lived uploads (claim checks between the gateway and the workers). */
 export const UPLOAD_PREFIX = 'uploads/';
 
+/**
+ * Prefix of copies made for one response (an envelope's document marked as not complete): removed once
+ * sent, and expired by the bucket's lifecycle like uploads when a process died before removing one.
+ * Workers may write here (they may not write among uploads, which clients fill).
+ */
+export const SCRATCH_PREFIX = 'scratch/';
+
 /** An S3 error answer to a data transfer (the control calls raise minio's own errors). */
 export class BlobError extends Error {
   override readonly name = 'BlobError';
@@ -214,6 +221,12 @@ const createS3Store = (options: BlobOptions): BlobStore => {
               Status: 'Enabled',
               Filter: { Prefix: UPLOAD_PREFIX },
               Expiration: { Days: options.uploadTtlDays ?? 1 },
+            },
+            {
+              ID: 'expire-scratch',
+              Status: 'Enabled',
+              Filter: { Prefix: SCRATCH_PREFIX },
+              Expiration: { Days: 1 },
             },
           ],
         });

@@ -548,7 +548,7 @@ export type TEnvelopeEndedEvent = z.infer<typeof ZEnvelopeEndedEvent>;
 export const EnvelopeCanceled = defineEvent('events.envelope.canceled', ZEnvelopeEndedEvent, {
   durable: true,
 });
-/** The envelope expired before every signer and approver acted: the sender is told. */
+/** The envelope expired before every signer and approver acted: the sender is told, naming `notify` (who had not acted). */
 export const EnvelopeExpired = defineEvent('events.envelope.expired', ZEnvelopeEndedEvent, { durable: true });
 
 // ——— pdf-signer ———

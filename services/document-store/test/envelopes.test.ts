@@ -490,7 +490,9 @@ describe('expiry', () => {
     expect((await sweep.runOnce())?.expired).not.toContain(created.envelopeId);
     const [event, ...more] = await outboxOf(created.envelopeId, 'events.envelope.expired');
     expect(more).toEqual([]);
-    expect(event?.payload).toMatchObject({ notify: [], occurredAt: created.expiresAt });
+    expect(event?.payload).toMatchObject({ occurredAt: created.expiresAt });
+    // The sender's email names who had not acted.
+    expect((event?.payload.notify as { name: string }[]).map((r) => r.name)).toEqual(['Ann']);
     const { rows } = await db.query<{ status: string }>(
       'select status from documents.envelopes where id = $1',
       [created.envelopeId],

@@ -1,10 +1,22 @@
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, busResource, endpoint } from '@esign/bus';
-import { PdfInspect, PdfSign, PdfVerify } from '@esign/contracts';
+import {
+  PdfCompleteEnvelope,
+  PdfInspect,
+  PdfMarkIncomplete,
+  PdfSign,
+  PdfSignRevision,
+  PdfVerify,
+} from '@esign/contracts';
 import { createLogger, createOutageLog, healthServer, startService, metricsResource } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
 import { readSigningMaterial, revocationSettings, signWorkerCount, timestampSettings } from './config';
 import type { TPdfSignerEnv } from './config';
+import {
+  createCompleteEnvelopeHandler,
+  createMarkIncompleteHandler,
+  createSignRevisionHandler,
+} from './handlers/envelope';
 import { createInspectPdfHandler } from './handlers/inspect-pdf';
 import { createSignPdfHandler } from './handlers/sign-pdf';
 import { createVerifyPdfHandler } from './handlers/verify-pdf';
@@ -25,7 +37,7 @@ export interface PdfSignerService {
 
 /**
  * Start the service: the pool of signing workers (each loads fonts, key and certificate once), object storage (bucket
- * ensured), NATS endpoints `pdf.sign`, `pdf.inspect` (both on the signing workers) and `pdf.verify` (on a verification worker of its own) in the `pdf-signer` queue group, health server. Ready when the
+ * ensured), NATS endpoints `pdf.sign`, `pdf.inspect`, `pdf.sign-revision`, `pdf.complete-envelope`, `pdf.mark-incomplete` (all on the signing workers) and `pdf.verify` (on a verification worker of its own) in the `pdf-signer` queue group, health server. Ready when the
  * bus is connected and the bucket answers.
  */
 export const startPdfSigner = (
@@ -99,6 +111,29 @@ export const startPdfSigner = (
         endpoint(
           PdfInspect,
           createInspectPdfHandler({ blob, pool: signer, maxFileBytes: config.MAX_FILE_BYTES }),
+        ),
+        // Envelopes: their work runs on the signing workers too.
+        endpoint(
+          PdfSignRevision,
+          createSignRevisionHandler({
+            blob,
+            signer,
+            maxFileBytes: config.MAX_FILE_BYTES,
+            padesLevel: config.PADES_LEVEL,
+          }),
+        ),
+        endpoint(
+          PdfCompleteEnvelope,
+          createCompleteEnvelopeHandler({
+            blob,
+            signer,
+            maxFileBytes: config.MAX_FILE_BYTES,
+            padesLevel: config.PADES_LEVEL,
+          }),
+        ),
+        endpoint(
+          PdfMarkIncomplete,
+          createMarkIncompleteHandler({ blob, signer, maxFileBytes: config.MAX_FILE_BYTES }),
         ),
       ],
       // Bounds memory: a burst of large documents waits here instead of being loaded all at once.

@@ -403,7 +403,7 @@ describe('pdf.inspect', () => {
 
   it('answers the page count and leaves the upload where it is', async () => {
     const { uploadKey, answer } = await inspect(await makePdf({ pages: 3 }));
-    expect(await answer).toEqual({ pageCount: 3 });
+    expect(await answer).toMatchObject({ pageCount: 3 });
     expect(await blob.stat(uploadKey)).toBeDefined();
     await blob.remove(uploadKey);
   });

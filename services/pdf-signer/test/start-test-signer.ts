@@ -30,6 +30,8 @@ export interface SignOptions {
 export interface TestSigner {
   readonly service: PdfSignerService;
   readonly blob: BlobStore;
+  /** A bus client on the signer's prefix, for requests the helpers below do not wrap. */
+  readonly client: Bus;
   /** Upload `bytes`, call pdf.sign over NATS, fetch the signed PDF. */
   sign(bytes: Buffer, options?: SignOptions): Promise<{ reply: TSignPdfReply; signed: Buffer }>;
   /** The ServiceError a signing fails with. */
@@ -100,6 +102,7 @@ export const startTestSigner = async (env: Record<string, string> = {}): Promise
   return {
     service,
     blob,
+    client,
     sign,
     async signError(bytes, options) {
       try {

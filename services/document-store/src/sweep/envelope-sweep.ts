@@ -10,7 +10,7 @@ import {
   type TEnvelopeRow,
 } from '../db/envelope-repository';
 import { inTransaction, insertOutbox } from '../db/signing-repository';
-import { envelopeEvent, eventRecipient } from '../domain/envelope/envelope-deps';
+import { acts, envelopeEvent, eventRecipient } from '../domain/envelope/envelope-deps';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -77,7 +77,8 @@ const reminderNumberAt = (
 /**
  * Expires pending envelopes at their `expiresAt` (`expiredAt` is the expiry itself, not the time of
  * the sweep): their links die, the story gets `expired`, and `events.envelope.expired` tells the
- * sender (`notify` is empty: the recipients are not told). Then reminds recipients whose turn came
+ * sender (`notify`: the signers and approvers who had not acted, whom its email names; they are not
+ * emailed). Then reminds recipients whose turn came
  * and who have not acted, on the envelope's reminder settings: `events.envelope.recipient-turn` with
  * reason `reminder` (the mailer adds a link and emails it), `reminded` in the story; embedded
  * recipients are never reminded (no email). One transaction per run; replicas take turns through a
@@ -118,7 +119,12 @@ export const createEnvelopeSweep = (deps: {
             ]);
             await insertOutbox(
               client,
-              envelopeEvent(EnvelopeExpired.subject, envelope, expiredAt, { notify: [] }),
+              envelopeEvent(EnvelopeExpired.subject, envelope, expiredAt, {
+                // Who had not acted: the sender's email names them (no one else is emailed).
+                notify: (await readRecipients(client, [envelope.id]))
+                  .filter((r) => acts(r) && r.status !== 'signed' && r.status !== 'approved')
+                  .map(eventRecipient),
+              }),
             );
           }
           const reminded: TEnvelopeSweepResult['reminded'] = [];

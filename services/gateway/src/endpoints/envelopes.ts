@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UPLOAD_PREFIX } from '@esign/blob';
+import { SCRATCH_PREFIX } from '@esign/blob';
 import { ServiceError, signedFileNameFor } from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation } from '../api/operation';
@@ -195,8 +195,8 @@ export const getEnvelopeDocumentOperation = defineOperation({
       };
     }
     const note = `${where.signersDone} of ${where.signersTotal} signer${where.signersTotal === 1 ? ' has' : 's have'} signed (envelope ${where.status})`;
-    // A copy marked on every page, under uploads/ (expires by itself); removed once sent.
-    const copyKey = `${UPLOAD_PREFIX}${randomUUID()}`;
+    // A copy marked on every page, among scratch copies (expired by the bucket when left); removed once sent.
+    const copyKey = `${SCRATCH_PREFIX}${caller.accountId}/${randomUUID()}.pdf`;
     const marked = await ports.markIncomplete(where.objectKey, copyKey, `NOT COMPLETE: ${note}`);
     const stream = await ports.openObject(marked.objectKey);
     stream.once('close', () => void ports.removeObject(marked.objectKey).catch(() => undefined));

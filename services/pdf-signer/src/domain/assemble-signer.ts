@@ -21,7 +21,9 @@ import { createTimestamper } from './ltv/request-timestamp';
 import type { SignatureTimestamp } from './ltv/request-timestamp';
 import { createRevocationCache } from './ltv/revocation';
 import type { RevocationCache } from './ltv/revocation';
-import { sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './cms/seal-pdf';
+import { PADES_SUBFILTER, sealPdf, signaturePlaceholderBytes, SIGNATURE_SUBFILTER } from './cms/seal-pdf';
+import { createEnvelopeOperations } from './envelope/envelope-operations';
+import type { EnvelopeOperations, SealRequest, Sealed } from './envelope/envelope-operations';
 import { checkPositions, prepareSignature, stampSignatures } from './stamp/stamp-signatures';
 import { writeAuditMetadata } from './audit/write-audit-metadata';
 
@@ -131,6 +133,8 @@ export interface Signer {
   readonly developmentCertificate: boolean;
   /** The revocation cache (absent when revocation data is off), for tests and diagnostics. */
   readonly revocation?: RevocationCache;
+  /** Envelopes: a signer's revision, the certificate of completion and seal, a copy marked incomplete. */
+  readonly envelopes: EnvelopeOperations;
 }
 
 /**
@@ -376,8 +380,110 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
     };
   };
 
+  /**
+   * Seal an envelope's revision or completion: a PAdES signature (ETSI.CAdES.detached) over the whole
+   * file, appended to `base` when given, its timestamp when TSAs are configured, then the DSS (B-LT)
+   * and a document timestamp (B-LTA) in updates of their own, as `pdf.sign` seals.
+   */
+  const sealEnvelope = async (request: SealRequest): Promise<Sealed> => {
+    const { network } = request;
+    const timestampOver = (bytes: Buffer): Promise<SignatureTimestamp> => {
+      if (!requestTimestamp) throw new Error('time-stamping is off');
+      return network ? network(() => requestTimestamp(bytes)) : requestTimestamp(bytes);
+    };
+    const longTerm = request.padesLevel === 'B-LT' || request.padesLevel === 'B-LTA';
+    const chainRevocation = revocation?.dataFor(identity.certificates);
+    const stamped: { value?: SignatureTimestamp } = {};
+    const sealed = await sealPdf({
+      doc: request.doc,
+      page: request.page,
+      spareBytes: longTerm ? dssRoomFor(chainRevocation) : 0,
+      identity,
+      placeholderBytes,
+      signedAt: request.signedAt,
+      signerName: request.signerName,
+      reason: request.reason,
+      contactInfo: request.contactInfo,
+      fieldName: request.fieldName,
+      base: request.base,
+      subFilter: PADES_SUBFILTER,
+      timestamp: requestTimestamp
+        ? async (signatureValue) => {
+            stamped.value = await timestampOver(signatureValue);
+            return stamped.value.token;
+          }
+        : undefined,
+    });
+    let { file: bytes, sha256: fileHash } = sealed;
+    const tsaCertificates = stamped.value ? certificatesOfCms(stamped.value.token) : [];
+    revocation?.notice(tsaCertificates);
+    const tsaRevocation = revocation?.dataFor(tsaCertificates);
+    lastTsaDssBytes = derBytes(tsaCertificates, tsaRevocation);
+    if (longTerm) {
+      const sealedLength = bytes.length;
+      bytes = appendDss({
+        doc: request.doc,
+        file: bytes,
+        certificates: [...identity.certificates, ...tsaCertificates],
+        ocsps: [...(chainRevocation?.ocsps ?? []), ...(tsaRevocation?.ocsps ?? [])],
+        crls: [...(chainRevocation?.crls ?? []), ...(tsaRevocation?.crls ?? [])],
+      });
+      if (request.padesLevel === 'B-LTA') {
+        if (!requestTimestamp) throw new Error('PAdES B-LTA needs time-stamping authorities (TSA_URLS)');
+        bytes = await appendDocumentTimestamp({
+          doc: request.doc,
+          file: bytes,
+          page: request.page,
+          fieldName: `Document timestamp ${request.fieldName}`,
+          placeholderBytes: documentTimestampBytes,
+          timestamp: async (covered) => (await timestampOver(covered)).token,
+        });
+      }
+      fileHash = `sha256:${sealed.hash.update(bytes.subarray(sealedLength)).digest('hex')}`;
+    }
+    const timestamp = stamped.value;
+    return {
+      bytes,
+      fileHash,
+      details: {
+        certificateSha256: identity.fingerprint256,
+        signatureFormat: PADES_SUBFILTER,
+        padesLevel: request.padesLevel,
+        ...(timestamp
+          ? {
+              timestampTime: timestamp.time,
+              timestampAuthority: timestamp.authority,
+              timestampUrl: timestamp.url,
+            }
+          : {}),
+      },
+    };
+  };
+  const envelopeOperations = createEnvelopeOperations({
+    library,
+    certificate: { subject: certificateSubject, fingerprint256: identity.fingerprint256 },
+    seal: sealEnvelope,
+    ...(options.info ? { info: options.info } : {}),
+  });
+  /** A document the signer cannot read is damaged, as for `sign`. */
+  const asDamaged = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      if (isPdfLibraryFailure(err)) throw damagedDocument();
+      throw err;
+    }
+  };
+  const envelopes: EnvelopeOperations = {
+    signRevision: (input, network) => asDamaged(() => envelopeOperations.signRevision(input, network)),
+    completeEnvelope: (input, network) =>
+      asDamaged(() => envelopeOperations.completeEnvelope(input, network)),
+    markIncomplete: (input) => asDamaged(() => envelopeOperations.markIncomplete(input)),
+  };
+
   return {
     sign,
+    envelopes,
     certificateFingerprint: identity.fingerprint256,
     developmentCertificate: identity.development,
     ...(revocation ? { revocation } : {}),

@@ -59,3 +59,39 @@ export const withUpload = async <T>(
     if (options.consume) await remove();
   }
 };
+
+/**
+ * Read an object a request names that is not an upload (an envelope's original or revision): refused
+ * (`invalid_argument` on `field`) when the key climbs (`..`), when it is missing, or over `maxBytes`
+ * (`too_large`). Never deleted here.
+ */
+export const readObject = async (options: {
+  blob: BlobStore;
+  key: string;
+  maxBytes: number;
+  field: string;
+}): Promise<Buffer> => {
+  const { blob, key, maxBytes, field } = options;
+  if (key.includes('..')) {
+    throw new ServiceError('invalid_argument', `${field}: not an object key`, field);
+  }
+  return blob.getBuffer(key, { maxBytes }).catch((err: unknown) => {
+    if (isMissingObject(err)) {
+      throw new ServiceError('invalid_argument', `${field}: no such object`, field);
+    }
+    if (isTooLarge(err))
+      throw new ServiceError('too_large', `${field}: larger than ${sizeLabel(maxBytes)}`, field);
+    throw err;
+  });
+};
+
+/** Refuse a key to write that climbs (`..`) or lies among uploads (`invalid_argument` on `field`). */
+export const checkTargetKey = (key: string, field: string): void => {
+  if (key.includes('..') || key.startsWith(UPLOAD_PREFIX)) {
+    throw new ServiceError(
+      'invalid_argument',
+      `${field}: must be an object key outside ${UPLOAD_PREFIX}`,
+      field,
+    );
+  }
+};

@@ -1,5 +1,11 @@
 import type { TErrorCode } from '@esign/contracts';
 import type { SignInput, SignResult } from '../domain/assemble-signer';
+import type {
+  CompleteEnvelopeInput,
+  EnvelopeResult,
+  MarkIncompleteInput,
+  SignRevisionInput,
+} from '../domain/envelope/envelope-operations';
 import type { SigningMaterial } from '../domain/cms/load-signing-identity';
 import type { TimestampSettings } from '../domain/ltv/request-timestamp';
 import type { RevocationSettings } from '../domain/ltv/revocation';
@@ -31,8 +37,28 @@ export interface InspectJob {
   readonly inspect: { readonly bytes: ArrayBuffer };
 }
 
+/** What an envelope job asks, without its document's bytes. */
+export type EnvelopeTask =
+  | { readonly op: 'sign-revision'; readonly input: Omit<SignRevisionInput, 'bytes'> }
+  | { readonly op: 'complete-envelope'; readonly input: Omit<CompleteEnvelopeInput, 'bytes'> }
+  | { readonly op: 'mark-incomplete'; readonly input: Omit<MarkIncompleteInput, 'bytes'> };
+
+/** An envelope's document to append a revision or the completion to, or to mark; `bytes` is transferred. */
+export interface EnvelopeJob {
+  readonly id: number;
+  readonly envelope: EnvelopeTask & { readonly bytes: ArrayBuffer };
+}
+
+/** What `pdf.inspect` answers of a document. */
+export interface Inspected {
+  readonly pageCount: number;
+  readonly pageSizes: { width: number; height: number }[];
+  /** `sha256:<hex>` of the bytes as given. */
+  readonly fileHash: string;
+}
+
 /** Whatever a worker is handed. */
-export type WorkerJob = SignJob | InspectJob;
+export type WorkerJob = SignJob | InspectJob | EnvelopeJob;
 
 /** An error as it crosses the thread boundary (a ServiceError keeps its code and field). */
 export interface SignJobError {
@@ -67,7 +93,17 @@ export type SignJobReply = (
       /** `bytes` holds the signed PDF in its first `length` bytes (it may have a little room after). */
       readonly result: Omit<SignResult, 'bytes'> & { readonly bytes: ArrayBuffer; readonly length: number };
     }
-  | { readonly id: number; readonly ok: true; readonly inspected: { readonly pageCount: number } }
+  | { readonly id: number; readonly ok: true; readonly inspected: Inspected }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      /** The written PDF in the first `length` bytes of `bytes`, and for a revision or completion its facts. */
+      readonly envelope: {
+        readonly bytes: ArrayBuffer;
+        readonly length: number;
+        readonly result?: Omit<EnvelopeResult, 'bytes'>;
+      };
+    }
   | { readonly id: number; readonly ok: false; readonly error: SignJobError }
 ) & { readonly observed?: WorkerObservations };
 

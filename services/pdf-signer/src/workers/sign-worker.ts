@@ -8,10 +8,13 @@ import { PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
 import { createSigner } from '../create-signer';
 import { loadPdf } from '../domain/document/load-pdf';
+import { fileHashOf, pageSizesOf } from '../domain/envelope/envelope-operations';
+import type { Network } from '../domain/envelope/envelope-operations';
 import { createObservationBuffer } from './observation-buffer';
 import type { SignHooks } from '../domain/assemble-signer';
 import { transferableView } from './sign-job';
 import type {
+  EnvelopeJob,
   SignJobError,
   SignJobReply,
   SignWorkerLog,
@@ -102,10 +105,43 @@ const errorOf = (err: unknown): SignJobError => {
   return { name: 'Error', message: String(err) };
 };
 
-/** Read a document as signing would (the same loader, repairs included) and count its pages. */
+/**
+ * Read a document as signing would (the same loader, repairs included): its pages, their visible sizes,
+ * and the hash of the bytes as given.
+ */
 const inspect = async (bytes: ArrayBuffer) => {
-  const { doc } = await loadPdf(Buffer.from(bytes));
-  return { pageCount: doc.getPageCount() };
+  const buffer = Buffer.from(bytes);
+  const fileHash = fileHashOf(buffer);
+  const { doc } = await loadPdf(buffer);
+  return { pageCount: doc.getPageCount(), pageSizes: pageSizesOf(doc), fileHash };
+};
+
+/** Run an envelope job on this worker's signer. */
+const runEnvelope = async (job: EnvelopeJob) => {
+  const { bytes: input, ...task } = job.envelope;
+  const bytes = Buffer.from(input);
+  const hooks = hooksFor(job.id);
+  const network: Network = (request) => (hooks.network ? hooks.network(request) : request());
+  switch (task.op) {
+    case 'sign-revision': {
+      const { bytes: written, ...result } = await signer.envelopes.signRevision(
+        { ...task.input, bytes },
+        network,
+      );
+      return { written, result };
+    }
+    case 'complete-envelope': {
+      const { bytes: written, ...result } = await signer.envelopes.completeEnvelope(
+        { ...task.input, bytes },
+        network,
+      );
+      return { written, result };
+    }
+    case 'mark-incomplete': {
+      const { bytes: written } = await signer.envelopes.markIncomplete({ ...task.input, bytes });
+      return { written, result: undefined };
+    }
+  }
 };
 
 port.on('message', (job: WorkerJob) => {
@@ -113,6 +149,17 @@ port.on('message', (job: WorkerJob) => {
   if ('inspect' in job) {
     inspect(job.inspect.bytes).then(
       (inspected) => port.postMessage(replyTo({ id: job.id, ok: true, inspected })),
+      (err: unknown) => port.postMessage(replyTo({ id: job.id, ok: false, error: errorOf(err) })),
+    );
+    return;
+  }
+  if ('envelope' in job) {
+    runEnvelope(job).then(
+      ({ written, result }) => {
+        const view = transferableView(written);
+        const envelope = { bytes: view.buffer, length: view.length, ...(result ? { result } : {}) };
+        port.postMessage(replyTo({ id: job.id, ok: true, envelope }), [view.buffer]);
+      },
       (err: unknown) => port.postMessage(replyTo({ id: job.id, ok: false, error: errorOf(err) })),
     );
     return;

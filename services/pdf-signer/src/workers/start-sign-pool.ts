@@ -2,12 +2,15 @@ import { Worker } from 'node:worker_threads';
 import { ServiceError } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
 import type { SignInput, SignResult, Signer } from '../domain/assemble-signer';
+import type { EnvelopeOperations, EnvelopeResult } from '../domain/envelope/envelope-operations';
 import { generateDevelopmentMaterial, loadSigningIdentity } from '../domain/cms/load-signing-identity';
 import type { SigningMaterial } from '../domain/cms/load-signing-identity';
 import type { TimestampSettings } from '../domain/ltv/request-timestamp';
 import type { RevocationSettings } from '../domain/ltv/revocation';
 import { transferableBytes } from './sign-job';
 import type {
+  EnvelopeTask,
+  Inspected,
   SignJobError,
   SignJobReply,
   SignJobSuccess,
@@ -65,7 +68,7 @@ export interface SignPool extends Signer {
    * Read a PDF as signing would (the same loader and repairs) on a signing worker, under the same
    * queue, budget and heap limit as a signing, and answer its page count. Moves `bytes` as `sign` does.
    */
-  inspect(bytes: Buffer): Promise<{ pageCount: number }>;
+  inspect(bytes: Buffer): Promise<Inspected>;
   /** Workers ready to sign now (0 while all are being replaced). */
   readyWorkers(): number;
   /** Jobs each running worker has been handed so far, by worker (for tests and diagnostics). */
@@ -494,6 +497,27 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     });
   };
 
+  /** Run an envelope job on a worker: the document written, and its facts (a revision, a completion). */
+  const runEnvelope = async (task: EnvelopeTask, bytes: Buffer) => {
+    const transfer = transferableBytes(bytes);
+    const reply = await submit({ id: nextJobId++, envelope: { ...task, bytes: transfer } }, transfer);
+    if (!('envelope' in reply)) throw new Error('signing worker answered an envelope job with no document');
+    const { bytes: written, length, result } = reply.envelope;
+    return { bytes: Buffer.from(written, 0, length), result };
+  };
+  const withResult = async (task: EnvelopeTask, bytes: Buffer): Promise<EnvelopeResult> => {
+    const { bytes: written, result } = await runEnvelope(task, bytes);
+    if (!result) throw new Error('signing worker answered an envelope job with no result');
+    return { ...result, bytes: written };
+  };
+  const envelopes: EnvelopeOperations = {
+    signRevision: ({ bytes, ...input }) => withResult({ op: 'sign-revision', input }, bytes),
+    completeEnvelope: ({ bytes, ...input }) => withResult({ op: 'complete-envelope', input }, bytes),
+    markIncomplete: async ({ bytes, ...input }) => ({
+      bytes: (await runEnvelope({ op: 'mark-incomplete', input }, bytes)).bytes,
+    }),
+  };
+
   return {
     certificateFingerprint: identity.fingerprint256,
     developmentCertificate: identity.development,
@@ -505,13 +529,14 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
       const { bytes: signed, length, ...result } = reply.result;
       return { ...result, bytes: Buffer.from(signed, 0, length) };
     },
-    async inspect(bytes: Buffer): Promise<{ pageCount: number }> {
+    async inspect(bytes: Buffer): Promise<Inspected> {
       const transfer = transferableBytes(bytes);
       const reply = await submit({ id: nextJobId++, inspect: { bytes: transfer } }, transfer);
       if (!('inspected' in reply))
         throw new Error('signing worker answered an inspection with no page count');
-      return { pageCount: reply.inspected.pageCount };
+      return reply.inspected;
     },
+    envelopes,
     readyWorkers: () => [...slots].filter((s) => s.ready).length,
     jobsPerWorker: () => [...slots].map((s) => s.jobs),
     async close() {

@@ -66,7 +66,7 @@ const codePointLabel = (ch: string) =>
   `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** Builds lines in Helvetica when the text allows it (nothing to embed), else in the Noto fallback chain. */
-const createLineMaker = (library: FontLibrary) => {
+export const createLineMaker = (library: FontLibrary) => {
   const helvetica = standardFontMetrics(library.helvetica);
   const helveticaBold = standardFontMetrics(library.helveticaBold);
   const standardLine = (text: string, face: StandardFace): DrawableLine => {
@@ -101,7 +101,12 @@ const createLineMaker = (library: FontLibrary) => {
 };
 
 /** Lines of a standard font (Helvetica): exact widths from per-character tables, kerning included. */
-const wrapStandard = (text: string, maxWidth: number, size: number, metrics: StandardFontMetrics): string[] =>
+export const wrapStandard = (
+  text: string,
+  maxWidth: number,
+  size: number,
+  metrics: StandardFontMetrics,
+): string[] =>
   wrapText([...text], maxWidth, {
     advance: (unit, previous) => metrics.advanceOf(unit, previous, size),
   });

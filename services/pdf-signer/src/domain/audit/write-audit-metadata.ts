@@ -49,10 +49,17 @@ const auditEntries = (facts: AuditFacts): [string, string][] => [
 ];
 
 /** The XMP packet (UTF-8) with the usual Dublin Core/XMP/PDF fields and the audit fields. */
-export const buildXmp = (facts: AuditFacts, subject: string, keywords: string): string => {
-  const audit = auditEntries(facts)
-    .map(([key, value]) => `   <esign:${key}>${xmlText(value)}</esign:${key}>`)
-    .join('\n');
+export const buildXmp = (facts: AuditFacts, subject: string, keywords: string): string =>
+  buildXmpOf(auditEntries(facts), facts.signedAt, subject, keywords);
+
+/** The XMP packet of `entries` (the `esign` namespace), modified at `modifiedAt`. */
+const buildXmpOf = (
+  entries: readonly (readonly [string, string])[],
+  modifiedAt: string,
+  subject: string,
+  keywords: string,
+): string => {
+  const audit = entries.map(([key, value]) => `   <esign:${key}>${xmlText(value)}</esign:${key}>`).join('\n');
   return `<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>
 <x:xmpmeta xmlns:x="adobe:ns:meta/">
  <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
@@ -64,8 +71,8 @@ export const buildXmp = (facts: AuditFacts, subject: string, keywords: string): 
    <dc:format>application/pdf</dc:format>
    <dc:description><rdf:Alt><rdf:li xml:lang="x-default">${xmlText(subject)}</rdf:li></rdf:Alt></dc:description>
    <pdf:Keywords>${xmlText(keywords)}</pdf:Keywords>
-   <xmp:ModifyDate>${xmlText(facts.signedAt)}</xmp:ModifyDate>
-   <xmp:MetadataDate>${xmlText(facts.signedAt)}</xmp:MetadataDate>
+   <xmp:ModifyDate>${xmlText(modifiedAt)}</xmp:ModifyDate>
+   <xmp:MetadataDate>${xmlText(modifiedAt)}</xmp:MetadataDate>
 ${audit}
   </rdf:Description>
  </rdf:RDF>
@@ -79,20 +86,40 @@ ${audit}
  * naming the audit ID) and an XMP stream on the catalog with the same fields in the `esign`
  * namespace. An earlier XMP packet is replaced; other Info entries (Title, Author…) are kept.
  */
-export const writeAuditMetadata = (doc: PDFDocument, facts: AuditFacts): void => {
-  const { context } = doc;
-  const subject = `Signed by ${facts.signer.name} <${facts.signer.email}> (audit ID ${facts.auditId})`;
-  const keywords = `e-signature; audit ID ${facts.auditId}`;
+export const writeAuditMetadata = (doc: PDFDocument, facts: AuditFacts): void =>
+  writeMetadata(doc, {
+    entries: auditEntries(facts),
+    subject: `Signed by ${facts.signer.name} <${facts.signer.email}> (audit ID ${facts.auditId})`,
+    keywords: `e-signature; audit ID ${facts.auditId}`,
+    modifiedAt: facts.signedAt,
+  });
 
+/**
+ * Put `entries` into the Info dictionary (custom keys) and an XMP stream on the catalog (the `esign`
+ * namespace), with /Subject, /Keywords and /ModDate; an earlier XMP packet is replaced, other Info
+ * entries are kept. What `writeAuditMetadata` writes, for any set of audit fields (envelopes too).
+ */
+export const writeMetadata = (
+  doc: PDFDocument,
+  metadata: {
+    entries: readonly (readonly [string, string])[];
+    subject: string;
+    keywords: string;
+    /** ISO 8601 UTC. */
+    modifiedAt: string;
+  },
+): void => {
+  const { context } = doc;
+  const { subject, keywords } = metadata;
   const existing = context.trailerInfo.Info ? context.lookup(context.trailerInfo.Info) : undefined;
   const info = existing instanceof PDFDict ? existing : context.obj({});
   if (!(existing instanceof PDFDict)) context.trailerInfo.Info = context.register(info);
-  for (const [key, value] of auditEntries(facts)) info.set(PDFName.of(key), pdfText(value));
+  for (const [key, value] of metadata.entries) info.set(PDFName.of(key), pdfText(value));
   info.set(PDFName.of('Subject'), pdfText(subject));
   info.set(PDFName.of('Keywords'), pdfText(keywords));
-  info.set(PDFName.of('ModDate'), PDFString.of(toPdfDate(facts.signedAt)));
+  info.set(PDFName.of('ModDate'), PDFString.of(toPdfDate(metadata.modifiedAt)));
 
-  const xmp = Buffer.from(buildXmp(facts, subject, keywords), 'utf8');
-  const metadata = context.register(context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' }));
-  doc.catalog.set(PDFName.of('Metadata'), metadata);
+  const xmp = Buffer.from(buildXmpOf(metadata.entries, metadata.modifiedAt, subject, keywords), 'utf8');
+  const stream = context.register(context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' }));
+  doc.catalog.set(PDFName.of('Metadata'), stream);
 };

@@ -10,6 +10,8 @@ import { pdfText, toPdfDate } from '../audit/write-audit-metadata';
 
 /** The PDF signature format this service writes. */
 export const SIGNATURE_SUBFILTER = 'adbe.pkcs7.detached';
+/** PAdES baseline (ETSI EN 319 142-1): what an envelope's revisions and its seal are written as. */
+export const PADES_SUBFILTER = 'ETSI.CAdES.detached';
 
 /**
  * Bytes reserved for the CMS signature in /Contents: measured once per identity, plus room for
@@ -60,6 +62,8 @@ export const sealPdf = async (options: {
   timestamp?: (signatureValue: Buffer) => Promise<Buffer>;
   /** Room to leave after the sealed file for an update appended later (see `serializePdf`). */
   spareBytes?: number;
+  /** The signature's /SubFilter (default SIGNATURE_SUBFILTER). */
+  subFilter?: string;
 }): Promise<SealedPdf> => {
   const { doc, page, identity, placeholderBytes, signedAt } = options;
   const { context } = doc;
@@ -89,7 +93,7 @@ export const sealPdf = async (options: {
     '<<',
     '/Type /Sig',
     '/Filter /Adobe.PPKLite',
-    `/SubFilter /${SIGNATURE_SUBFILTER}`,
+    `/SubFilter /${options.subFilter ?? SIGNATURE_SUBFILTER}`,
     `/Name ${pdfText(options.signerName).toString()}`,
     `/Reason ${pdfText(options.reason).toString()}`,
     `/ContactInfo ${pdfText(options.contactInfo).toString()}`,

@@ -7,8 +7,9 @@ import type { FontLibrary } from '../layout/font-library';
 import { layoutLine } from '../layout/layout-text';
 import type { LaidOutLine } from '../layout/layout-text';
 import { createPageContent, fillColorOps, matrixOps, num } from '../layout/page-content';
-import type { DocumentFonts } from '../layout/page-content';
+import type { DocumentFonts, PageContent } from '../layout/page-content';
 import { pageFrameOf, placeBox } from '../layout/page-frame';
+import type { PageFrame, VisibleBox } from '../layout/page-frame';
 
 /** Largest signature image, in pixels (a drawn signature is a few hundred thousand). */
 const MAX_SIGNATURE_PIXELS = 25_000_000;
@@ -99,25 +100,38 @@ export const stampSignatures = (options: {
     const frame = pageFrameOf(page);
     const content = createPageContent(page, fonts);
     for (const position of onPage) {
-      const box = placeBox(frame, position, signature.aspect);
-      content.push('q', matrixOps(frame.boxMatrix(box)));
-      if (signature.kind === 'image') {
-        const name = content.xObject(signature.image.ref);
-        content.push(
-          `${num(box.width)} 0 0 ${num(box.height)} 0 0 cm`,
-          matrixOps(orientationMatrix(signature.image.orientation)),
-          `${name} Do`,
-        );
-      } else {
-        const { line } = signature;
-        const size = Math.min(box.width / line.width, box.height / (line.ascent - line.descent));
-        const x = (box.width - line.width * size) / 2;
-        const y = box.height / 2 - ((line.ascent + line.descent) * size) / 2;
-        content.push(fillColorOps(signature.color));
-        content.drawLine(line, { x, y, size });
-      }
-      content.push('Q');
+      drawSignature(content, frame, placeBox(frame, position, signature.aspect), signature);
     }
     content.commit();
   }
+};
+
+/**
+ * Draw a prepared signature filling `box` (visible points), upright as a person sees the page: an
+ * image stretched to the box (give it a box of the image's aspect), a typed name as large as fits,
+ * centred.
+ */
+export const drawSignature = (
+  content: PageContent,
+  frame: PageFrame,
+  box: VisibleBox,
+  signature: PreparedSignature,
+): void => {
+  content.push('q', matrixOps(frame.boxMatrix(box)));
+  if (signature.kind === 'image') {
+    const name = content.xObject(signature.image.ref);
+    content.push(
+      `${num(box.width)} 0 0 ${num(box.height)} 0 0 cm`,
+      matrixOps(orientationMatrix(signature.image.orientation)),
+      `${name} Do`,
+    );
+  } else {
+    const { line } = signature;
+    const size = Math.min(box.width / line.width, box.height / (line.ascent - line.descent));
+    const x = (box.width - line.width * size) / 2;
+    const y = box.height / 2 - ((line.ascent + line.descent) * size) / 2;
+    content.push(fillColorOps(signature.color));
+    content.drawLine(line, { x, y, size });
+  }
+  content.push('Q');
 };
