@@ -105,7 +105,11 @@ const createEnvelope = async (apiKey: string, eveEmail: string, abeEmail: string
       { name: 'Abe Approver', email: abeEmail, role: 'approver', order: 2 },
     ]),
   );
-  const res = await fetch(`${baseUrl}/api/v1/envelopes`, { method: 'POST', headers: auth(apiKey), body: form });
+  const res = await fetch(`${baseUrl}/api/v1/envelopes`, {
+    method: 'POST',
+    headers: auth(apiKey),
+    body: form,
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   return (await res.json()) as EnvelopeBody;
 };
@@ -117,7 +121,9 @@ const signingUrl = (apiKey: string, envelopeId: string, recipientId: string) =>
   });
 
 const eventsOf = (page: Page) =>
-  page.evaluate(() => (window as unknown as { esignEvents: { type: string }[] }).esignEvents.map((e) => e.type));
+  page.evaluate(() =>
+    (window as unknown as { esignEvents: { type: string }[] }).esignEvents.map((e) => e.type),
+  );
 
 describe('embedded signing', () => {
   it('frames the signing page on the registered origin only, reports loaded, viewed, signed in order, opens once, and emails the signer nothing', async () => {
@@ -178,6 +184,11 @@ describe('embedded signing', () => {
     const host = await context.newPage();
     await host.goto(`${registered.origin}/?u=${encodeURIComponent(url)}`);
     await expect.poll(() => eventsOf(host), { timeout: 30_000 }).toEqual(['loaded', 'viewed']);
+    // The URL opened once: loading it again (another tab, a reload) is refused.
+    const again = await fetch(url);
+    expect(again.status).toBe(410);
+    expect(again.headers.get('content-security-policy')).toContain(`frame-ancestors ${registered.origin}`);
+    expect(await again.text()).toContain('already opened');
     const frame = host.frameLocator('esign-signing iframe');
     expect(await frame.locator('#title').textContent()).toBe('Embedded agreement');
     await frame.locator('#signature-pad input[value="type"]').check();
@@ -189,10 +200,7 @@ describe('embedded signing', () => {
     expect(await eventsOf(host)).toEqual(['loaded', 'viewed', 'signed']);
     await context.close();
 
-    // The URL opened once: loading it again is refused.
-    const again = await fetch(url);
-    expect(again.status).toBe(410);
-    expect(await again.text()).toContain('already opened');
+    expect((await fetch(url)).status).toBe(410);
 
     const after = (await (
       await fetch(`${baseUrl}/api/v1/envelopes/${envelope.envelopeId}`, { headers: auth(account.apiKey) })
