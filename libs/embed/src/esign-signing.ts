@@ -51,7 +51,8 @@ export const signingOriginOf = (url: string, base: string): string | undefined =
  */
 export const SIGNING_FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin';
 
-const STYLE = ':host{display:block;min-height:480px}iframe{display:block;width:100%;height:100%;min-height:inherit;border:0}';
+const STYLE =
+  ':host{display:block;min-height:480px}iframe{display:block;width:100%;height:100%;min-height:inherit;border:0}';
 
 const defineElement = (): void => {
   class EsignSigningElement extends HTMLElement {
