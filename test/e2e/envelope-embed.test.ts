@@ -122,7 +122,7 @@ const signingUrl = (apiKey: string, envelopeId: string, recipientId: string) =>
 
 const eventsOf = (page: Page) =>
   page.evaluate(() =>
-    (window as unknown as { esignEvents: { type: string }[] }).esignEvents.map((e) => e.type),
+    (globalThis as unknown as { esignEvents: { type: string }[] }).esignEvents.map((e) => e.type),
   );
 
 describe('embedded signing', () => {

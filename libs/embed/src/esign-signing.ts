@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * `<esign-signing url="…">`: the signing page of an embedded envelope recipient inside your page. Give
  * it the `url` of `POST /api/v1/envelopes/{envelopeId}/recipients/{recipientId}/signing-url` (made
