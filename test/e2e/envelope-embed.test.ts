@@ -7,7 +7,16 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import { auth, baseUrl, createAccount, errorOf, jsonInit, type TestAccount } from './harness';
+import {
+  auth,
+  baseUrl,
+  createAccount,
+  dashboardHeaders,
+  errorOf,
+  jsonInit,
+  signUpAndIn,
+  type TestAccount,
+} from './harness';
 import { allMail, waitForMail } from './send-harness';
 
 /**
@@ -209,5 +218,30 @@ describe('embedded signing', () => {
     // The next group is emailed as usual; the embedded signer never was.
     await waitForMail(abe, /Embedded agreement/);
     expect((await allMail()).filter((mail) => mail.to.includes(eve))).toEqual([]);
+  });
+
+  it('lets the dashboard set and read the origins with its session, and no other site change them', async () => {
+    const user = await signUpAndIn();
+    const path = `${baseUrl}/api/account/embed-origins`;
+
+    const put = await fetch(
+      path,
+      jsonInit('PUT', { origins: ['https://Shop.Example.com'] }, dashboardHeaders(user)),
+    );
+    const crossSite = await fetch(
+      path,
+      jsonInit(
+        'PUT',
+        { origins: ['https://evil.example.com'] },
+        { ...dashboardHeaders(user), Origin: 'https://evil.example.com' },
+      ),
+    );
+    const read = await fetch(path, { headers: { Cookie: user.cookie } });
+
+    expect(put.status).toBe(200);
+    expect(crossSite.status).toBe(403);
+    expect(read.status).toBe(200);
+    expect(read.headers.get('cache-control')).toBe('no-store');
+    expect(await read.json()).toEqual({ origins: ['https://shop.example.com'] });
   });
 });

@@ -58,8 +58,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       },
       'document-store': { SIGNING_TEST_CLOCK_FILE: clockFile, SIGNING_SWEEP_INTERVAL_MS: '500' },
       // One line per request: the signing-link tests read them (a token must never be in one).
-      // PUBLIC_BASE_URL: the signing URLs of embedded recipients name the gateway as the tests reach it.
-      gateway: { LOG_LEVEL: 'info', PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}` },
+      gateway: { LOG_LEVEL: 'info' },
       // The suite's webhook receivers listen on 127.0.0.3 only; 127.0.0.1 (and so `localhost`) stays
       // refused, as in production, for the SSRF tests.
       webhook: { WEBHOOK_ALLOW_NETWORKS: '127.0.0.3/32', WEBHOOK_RETRY_SCHEDULE_MS: '300,300,300,300' },

@@ -146,7 +146,7 @@ export const createSigningUrlOperation = defineOperation({
     },
   },
   errors: ['not_found', 'conflict', 'unavailable', 'internal'],
-  async handle({ params, caller }, deps) {
+  async handle({ params, caller, origin }, deps) {
     const { envelopeId, recipientId } = params;
     if (!isEnvelopeId(envelopeId))
       throw new ServiceError('not_found', `No envelope ${envelopeId.slice(0, 40)}`);
@@ -157,8 +157,8 @@ export const createSigningUrlOperation = defineOperation({
       accountId: caller.accountId,
       envelopeId,
       recipientId,
-      // The mailer's default too: links in emails and signing URLs name the gateway alike.
-      publicBaseUrl: deps.config.PUBLIC_BASE_URL ?? 'http://localhost:8080',
+      // As the mailer names the gateway in its links; without PUBLIC_BASE_URL, as this request reached it.
+      publicBaseUrl: deps.config.PUBLIC_BASE_URL ?? origin,
     });
     deps.logger.info('signing url issued', { envelopeId, recipientId });
     return { status: 201, json: signingUrl, headers: { 'Cache-Control': 'no-store' } };
