@@ -385,7 +385,11 @@ export const EnvelopeVerifyCode = defineRequest(
 export const EnvelopeRequestCode = defineRequest(
   'envelope.request-code',
   z.object({ tokenHash: ZTokenHash }),
-  z.object({ envelopeId: ZEnvelopeId, recipientId: ZRecipientId, requestsLeft: z.number().int().nonnegative() }),
+  z.object({
+    envelopeId: ZEnvelopeId,
+    recipientId: ZRecipientId,
+    requestsLeft: z.number().int().nonnegative(),
+  }),
 );
 
 /**

@@ -147,7 +147,9 @@ describe('one-time email codes', () => {
     expect(stored.rows[0]?.code_hash).toBe(envelopeCodeHash(tokenHash, '123456'));
     expect(stored.rows[0]?.code_hash).not.toContain('123456');
 
-    expect(await bed.client.request(EnvelopeFindByToken, { tokenHash })).toMatchObject({ codeRequired: true });
+    expect(await bed.client.request(EnvelopeFindByToken, { tokenHash })).toMatchObject({
+      codeRequired: true,
+    });
     for (const request of [
       bed.client.request(EnvelopeRecordView, { tokenHash, ...act }),
       bed.client.request(EnvelopeApprove, { tokenHash, ...act }),
@@ -164,7 +166,9 @@ describe('one-time email codes', () => {
       outcome: 'verified',
       verifiedAt: clock.toISOString(),
     });
-    expect(await bed.client.request(EnvelopeFindByToken, { tokenHash })).toMatchObject({ codeRequired: false });
+    expect(await bed.client.request(EnvelopeFindByToken, { tokenHash })).toMatchObject({
+      codeRequired: false,
+    });
     // Verified: a second try has nothing to unlock.
     await expect(
       bed.client.request(EnvelopeVerifyCode, { tokenHash, code: '123456', ...act }),
@@ -217,13 +221,17 @@ describe('one-time email codes', () => {
       eventId: randomUUID(),
     });
     // The old code is gone with the new one.
-    expect(await bed.client.request(EnvelopeVerifyCode, { tokenHash, code: '123456', ...act })).toMatchObject({
-      outcome: 'wrong',
-    });
+    expect(await bed.client.request(EnvelopeVerifyCode, { tokenHash, code: '123456', ...act })).toMatchObject(
+      {
+        outcome: 'wrong',
+      },
+    );
     clock = new Date(clock.getTime() + 9 * 60_000);
-    expect(await bed.client.request(EnvelopeVerifyCode, { tokenHash, code: '777777', ...act })).toMatchObject({
-      outcome: 'verified',
-    });
+    expect(await bed.client.request(EnvelopeVerifyCode, { tokenHash, code: '777777', ...act })).toMatchObject(
+      {
+        outcome: 'verified',
+      },
+    );
   });
 
   it('locks the code after 5 wrong tries, even the right one; a new code starts the tries again', async () => {
@@ -252,9 +260,11 @@ describe('one-time email codes', () => {
       codeHash: envelopeCodeHash(tokenHash, '222222'),
       eventId: randomUUID(),
     });
-    expect(await bed.client.request(EnvelopeVerifyCode, { tokenHash, code: '222222', ...act })).toMatchObject({
-      outcome: 'verified',
-    });
+    expect(await bed.client.request(EnvelopeVerifyCode, { tokenHash, code: '222222', ...act })).toMatchObject(
+      {
+        outcome: 'verified',
+      },
+    );
   });
 
   it('queues a new code at most 5 times an hour per link, without the token in the event', async () => {
@@ -275,6 +285,20 @@ describe('one-time email codes', () => {
       [created.envelopeId],
     );
     expect(rows).toHaveLength(5);
+    // The relay publishes them (it sends only the subjects it knows).
+    await expect
+      .poll(
+        async () =>
+          (
+            await db.query(
+              `select 1 from documents.outbox where subject = 'events.envelope.code-requested'
+               and payload->>'envelopeId' = $1 and published_at is not null`,
+              [created.envelopeId],
+            )
+          ).rowCount,
+        { timeout: 10_000 },
+      )
+      .toBe(5);
     expect(rows[0]?.payload).toMatchObject({
       tokenHash,
       recipient: { recipientId: idOf(created, 'Ann'), email: 'ann@example.com' },

@@ -75,7 +75,12 @@ beforeAll(async () => {
   mountWebAssets(app);
   app.get('/e/:token', (_req, res) => sendWebPage(res, html));
   app.use('/envelope/api', (req, res, next) => {
-    calls.push({ method: req.method, path: req.path, token: req.get('X-Signing-Token'), body: req.body as unknown });
+    calls.push({
+      method: req.method,
+      path: req.path,
+      token: req.get('X-Signing-Token'),
+      body: req.body as unknown,
+    });
     next();
   });
   const reply = (res: express.Response, answer: Answer | undefined) =>
@@ -130,7 +135,11 @@ describe('the code step', () => {
     answers.verify = [
       {
         status: 400,
-        json: { error: 'That code is not right. 4 tries left before it stops working.', outcome: 'wrong', attemptsLeft: 4 },
+        json: {
+          error: 'That code is not right. 4 tries left before it stops working.',
+          outcome: 'wrong',
+          attemptsLeft: 4,
+        },
       },
       { status: 200, json: { verifiedAt: '2030-01-01T00:00:00.000Z' } },
     ];
@@ -143,7 +152,7 @@ describe('the code step', () => {
     expect(await page.locator('label[for="code-input"]').textContent()).toBe('Code from the email');
     expect(await page.locator('#code-hint').textContent()).toContain('ada@example.com');
     // The input has focus: the code can be typed at once.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('code-input');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('code-input');
     expect(paths()).toEqual(['GET /recipient']);
 
     // Not six digits: refused on the page, no request.
@@ -179,11 +188,20 @@ describe('the code step', () => {
 
   it('says when the code expired or is locked, and sends a new code (rate limit shown)', async () => {
     answers.verify = [
-      { status: 423, json: { error: 'Too many wrong tries: this code no longer works. Ask for a new code.', outcome: 'locked' } },
+      {
+        status: 423,
+        json: {
+          error: 'Too many wrong tries: this code no longer works. Ask for a new code.',
+          outcome: 'locked',
+        },
+      },
     ];
     answers.request = [
       { status: 202, json: { requestsLeft: 4 } },
-      { status: 429, json: { error: 'You asked for too many codes. Use the last one we sent, or try again in an hour.' } },
+      {
+        status: 429,
+        json: { error: 'You asked for too many codes. Use the last one we sent, or try again in an hour.' },
+      },
     ];
     const run = await open();
     const { page } = run;
@@ -193,26 +211,36 @@ describe('the code step', () => {
       .poll(() => page.locator('#code-error').textContent())
       .toBe('Too many wrong tries: this code no longer works. Ask for a new code.');
     // Only a new code helps: the focus goes to "Send a new code".
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('code-resend');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('code-resend');
 
     await page.locator('#code-resend').click();
-    await expect.poll(() => page.locator('#code-status').textContent()).toContain('A new code is on its way to ada@example.com');
+    await expect
+      .poll(() => page.locator('#code-status').textContent())
+      .toContain('A new code is on its way to ada@example.com');
     expect(await page.locator('#code-error').isHidden()).toBe(true);
     await page.locator('#code-resend').click();
     await expect
       .poll(() => page.locator('#code-error').textContent())
       .toBe('You asked for too many codes. Use the last one we sent, or try again in an hour.');
-    expect(paths()).toEqual(['GET /recipient', 'POST /verify-code', 'POST /request-code', 'POST /request-code']);
+    expect(paths()).toEqual([
+      'GET /recipient',
+      'POST /verify-code',
+      'POST /request-code',
+      'POST /request-code',
+    ]);
     expect(paths()).not.toContain('GET /document');
     // No horizontal scrolling on a phone.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
     expectCleanRun(run);
     await page.close();
   });
 
   it('ends the page when the link ended meanwhile, and shows no step when no code is needed', async () => {
     answers.verify = [
-      { status: 410, json: { error: 'The sender canceled this envelope. The link no longer works.', status: 'canceled' } },
+      {
+        status: 410,
+        json: { error: 'The sender canceled this envelope. The link no longer works.', status: 'canceled' },
+      },
     ];
     const run = await open();
     const { page } = run;

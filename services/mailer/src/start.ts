@@ -184,7 +184,10 @@ export const startMailerService = (
     await bus.consume(EnvelopeExpired, envelopeExpiredHandler(deps), consume('mailer-envelope-expired'));
     await bus.consume(
       EnvelopeCodeRequested,
-      envelopeCodeRequestedHandler({ ...deps, setEnvelopeCode: (request) => bus.request(EnvelopeSetCode, request) }),
+      envelopeCodeRequestedHandler({
+        ...deps,
+        setEnvelopeCode: (request) => bus.request(EnvelopeSetCode, request),
+      }),
       consume('mailer-envelope-code-requested'),
     );
     await bus.consume(

@@ -486,7 +486,9 @@ describe('one-time codes (requireEmailCode)', () => {
       .poll(async () => (await deliveryRows(event.eventId)).map((r) => `${r.kind}:${r.state}`).sort())
       .toEqual(['envelope-code:sent', 'envelope-turn:sent']);
     // The code is in no table and no log line.
-    const stored = await query<{ row: string }>('select row_to_json(d)::text as row from mailer.deliveries d');
+    const stored = await query<{ row: string }>(
+      'select row_to_json(d)::text as row from mailer.deliveries d',
+    );
     expect(stored.map((r) => r.row).join('\n')).not.toContain(code);
     expect(logLines.join('\n')).not.toContain(code);
   });

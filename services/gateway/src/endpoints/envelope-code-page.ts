@@ -109,6 +109,10 @@ export const requestEnvelopeCodeOperation = defineOperation({
       const tokenHash = tokenOf(headers).hash;
       const link = await findActingLink(deps.envelopes, tokenHash);
       const reply = await requestEnvelopeCode(deps.envelopes, link, tokenHash);
-      return { status: 202, json: { requestsLeft: reply.requestsLeft }, headers: { 'Cache-Control': 'no-store' } };
+      return {
+        status: 202,
+        json: { requestsLeft: reply.requestsLeft },
+        headers: { 'Cache-Control': 'no-store' },
+      };
     }),
 });

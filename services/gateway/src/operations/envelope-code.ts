@@ -9,8 +9,7 @@ import type { EnvelopePorts, TCodeRequested, TCodeVerification, TEnvelopeLink } 
  * same acts on its own.
  */
 
-export const CODE_REQUIRED_MESSAGE =
-  'Enter the one-time code we emailed you before you open this document.';
+export const CODE_REQUIRED_MESSAGE = 'Enter the one-time code we emailed you before you open this document.';
 
 /** The link needs its code first: HTTP 403 `{ error, codeRequired: true }`. */
 export class EnvelopeCodeRequiredError extends Error {

@@ -72,8 +72,7 @@ export const renderEnvelopeCode = (input: {
   layout(oneLine(`Your code for ${input.event.subject}`), [
     { p: `Hello ${oneLine(input.event.recipient.name)},` },
     {
-      p:
-        `Your one-time code to open ${file(input.event.fileName)}, sent by ${input.event.senderEmail}, is:`,
+      p: `Your one-time code to open ${file(input.event.fileName)}, sent by ${input.event.senderEmail}, is:`,
     },
     { p: input.code },
     {

@@ -66,14 +66,16 @@ export const envelopeRecipientTurnHandler =
       {
         attempt: ctx,
         key: { ...key, kind: 'envelope-code' },
-        compose: async () => {
+        compose: () => {
           if (!code) {
-            return { skip: "this link's code was made by an earlier attempt: the recipient can ask for a new one" };
+            return Promise.resolve({
+              skip: "this link's code was made by an earlier attempt: the recipient can ask for a new one",
+            });
           }
-          return {
+          return Promise.resolve({
             to: { name: recipient.name, address: recipient.email },
             ...renderEnvelopeCode({ event, code: code.code, expiresAt: code.expiresAt }),
-          };
+          });
         },
       },
     );

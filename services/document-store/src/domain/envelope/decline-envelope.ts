@@ -2,7 +2,14 @@ import { EnvelopeDeclined, type EnvelopeDecline, type TActionReply } from '@esig
 import type { z } from 'zod';
 import { appendStory, revokeLinks, updateEnvelope, updateRecipient } from '../../db/envelope-repository';
 import { inTransaction, insertOutbox } from '../../db/signing-repository';
-import { envelopeEvent, eventRecipient, findByLink, requireCanAct, requireCodeVerified, type EnvelopeDeps } from './envelope-deps';
+import {
+  envelopeEvent,
+  eventRecipient,
+  findByLink,
+  requireCanAct,
+  requireCodeVerified,
+  type EnvelopeDeps,
+} from './envelope-deps';
 
 /**
  * `envelope.decline`: a signer or approver declines with a reason: the envelope is `declined`, every

@@ -42,11 +42,7 @@ const sameHash = (a: string, b: string): boolean =>
  * The link's recipient who may act and whose link needs its code, the envelope locked; the link read
  * again under that lock (its code columns change only under it).
  */
-const findCodeTarget = async (
-  client: Queryable,
-  tokenHash: string,
-  now: Date,
-): Promise<TLinkTarget> => {
+const findCodeTarget = async (client: Queryable, tokenHash: string, now: Date): Promise<TLinkTarget> => {
   const target = await findByLink(client, tokenHash, now, { lock: true });
   requireCanAct(target, now, ['signer', 'approver']);
   const link = await findLiveLink(client, tokenHash, now);

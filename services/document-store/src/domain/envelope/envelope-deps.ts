@@ -238,10 +238,6 @@ export const codeRequired = (link: TEnvelopeLinkRow, recipient: TRecipientRow): 
 /** `permission_denied` while the link still needs its one-time code (`envelope.verify-code`). */
 export const requireCodeVerified = (target: Pick<TLinkTarget, 'link' | 'recipient'>): void => {
   if (codeRequired(target.link, target.recipient)) {
-    throw new ServiceError(
-      'permission_denied',
-      'enter the one-time code emailed to you first',
-      'code',
-    );
+    throw new ServiceError('permission_denied', 'enter the one-time code emailed to you first', 'code');
   }
 };

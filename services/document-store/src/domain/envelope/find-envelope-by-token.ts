@@ -1,6 +1,12 @@
 import type { EnvelopeFindByToken } from '@esign/contracts';
 import type { z } from 'zod';
-import { codeRequired, effectiveStatus, findByLink, toRecipientView, type EnvelopeDeps } from './envelope-deps';
+import {
+  codeRequired,
+  effectiveStatus,
+  findByLink,
+  toRecipientView,
+  type EnvelopeDeps,
+} from './envelope-deps';
 
 /**
  * `envelope.find-by-token`: what the signing page needs, by the SHA-256 of a link's token. An ended

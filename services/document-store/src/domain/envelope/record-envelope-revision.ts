@@ -6,7 +6,14 @@ import {
 } from '@esign/contracts';
 import type { z } from 'zod';
 import { inTransaction } from '../../db/signing-repository';
-import { envelopeEvent, eventRecipient, findByLink, requireCanAct, requireCodeVerified, type EnvelopeDeps } from './envelope-deps';
+import {
+  envelopeEvent,
+  eventRecipient,
+  findByLink,
+  requireCanAct,
+  requireCodeVerified,
+  type EnvelopeDeps,
+} from './envelope-deps';
 import { finishAct } from './finish-act';
 
 /**
