@@ -42,6 +42,11 @@ import { cancelEnvelopeHandler } from './handlers/envelope/cancel-envelope';
 import { claimEnvelopeHandler } from './handlers/envelope/claim-envelope';
 import { createEnvelopeHandler } from './handlers/envelope/create-envelope';
 import { declineEnvelopeHandler } from './handlers/envelope/decline-envelope';
+import {
+  requestEnvelopeCodeHandler,
+  setEnvelopeCodeHandler,
+  verifyEnvelopeCodeHandler,
+} from './handlers/envelope/email-code';
 import type { EnvelopeHandlerDeps } from './handlers/envelope/deps';
 import { finalizeDueHandler } from './handlers/envelope/finalize-due';
 import { findEnvelopeByTokenHandler } from './handlers/envelope/find-envelope-by-token';
@@ -291,6 +296,9 @@ export const startDocumentStore = (
         recordEnvelopeRevisionHandler(envelope),
         approveEnvelopeHandler(envelope),
         declineEnvelopeHandler(envelope),
+        verifyEnvelopeCodeHandler(envelope),
+        requestEnvelopeCodeHandler(envelope),
+        setEnvelopeCodeHandler(envelope),
       ],
       // Postgres being down is a 503 for the client, not a bug.
       { unavailable: databaseUnavailable },

@@ -890,6 +890,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/envelope/api/verify-code': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enter the one-time code
+     * @description A recipient whose sender asked for an email code enters the 6-digit code emailed to them; once accepted the link shows the document and acts. A wrong code answers 400 with the tries left; after 5 wrong tries, or 10 minutes after it was sent, the code no longer works (423): ask for a new one.
+     */
+    post: operations['verifyEnvelopeCode'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/request-code': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Email a new one-time code
+     * @description Emails the recipient a new 6-digit code for this link (the earlier one stops working). At most 5 an hour per link (429).
+     */
+    post: operations['requestEnvelopeCode'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/documents': {
     parameters: {
       query?: never;
@@ -3111,6 +3151,11 @@ export interface components {
       /** @enum {string} */
       status: 'completed' | 'declined' | 'canceled' | 'expired' | 'acted';
     };
+    EnvelopeCodeRequired: {
+      error: string;
+      /** @constant */
+      codeRequired: true;
+    };
     EnvelopeRecipientView: {
       envelopeId: string;
       /** @enum {string} */
@@ -3153,6 +3198,14 @@ export interface components {
         /** @enum {string} */
         status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
       }[];
+      /** @description The recipient must enter the one-time code emailed to them (POST /envelope/api/verify-code) before the document is shown or anything is done */
+      codeRequired: boolean;
+    };
+    EnvelopeCodeRefused: {
+      error: string;
+      /** @enum {string} */
+      outcome: 'wrong' | 'expired' | 'locked';
+      attemptsLeft?: number;
     };
   };
   responses: never;
@@ -7691,6 +7744,21 @@ export interface operations {
           'application/pdf': string;
         };
       };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
+        };
+      };
       /** @description No such resource for this account */
       404: {
         headers: {
@@ -7776,6 +7844,21 @@ export interface operations {
             /** Format: date-time */
             viewedAt: string;
           };
+        };
+      };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
         };
       };
       /** @description No such resource for this account */
@@ -7937,6 +8020,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
+        };
+      };
       /** @description No such resource for this account */
       404: {
         headers: {
@@ -8037,6 +8135,21 @@ export interface operations {
             /** @description true when this was the last act: the envelope is being sealed */
             completing: boolean;
           };
+        };
+      };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
         };
       };
       /** @description No such resource for this account */
@@ -8159,6 +8272,247 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  verifyEnvelopeCode: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "code": "042917"
+         *     }
+         */
+        'application/json': {
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: date-time */
+            verifiedAt: string;
+          };
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description The code expired or is locked: ask for a new one */
+      423: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRefused'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  requestEnvelopeCode: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A new code is on its way */
+      202: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            requestsLeft: number;
+          };
         };
       };
       /** @description No such resource for this account */

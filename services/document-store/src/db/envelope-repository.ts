@@ -150,6 +150,12 @@ export interface TEnvelopeLinkRow {
   readonly revokedAt: Date | null;
   readonly expiresAt: Date | null;
   readonly usedAt: Date | null;
+  readonly codeHash: string | null;
+  readonly codeExpiresAt: Date | null;
+  readonly codeAttempts: number;
+  readonly codeVerifiedAt: Date | null;
+  readonly codeRequests: number;
+  readonly codeWindowStart: Date | null;
 }
 
 /**
@@ -165,7 +171,9 @@ export const findLiveLink = async (
   const { rows } = await client.query<TEnvelopeLinkRow>(
     `select l.token_hash as "tokenHash", l.recipient_id as "recipientId", r.envelope_id as "envelopeId",
        l.mode, l.created_at as "createdAt", l.revoked_at as "revokedAt", l.expires_at as "expiresAt",
-       l.used_at as "usedAt"
+       l.used_at as "usedAt", l.code_hash as "codeHash", l.code_expires_at as "codeExpiresAt",
+       l.code_attempts as "codeAttempts", l.code_verified_at as "codeVerifiedAt",
+       l.code_requests as "codeRequests", l.code_window_start as "codeWindowStart"
      from documents.envelope_links l
        join documents.envelope_recipients r on r.id = l.recipient_id
        join documents.envelopes e on e.id = r.envelope_id
@@ -343,14 +351,50 @@ export const insertLink = async (
     eventId: string | null;
     now: Date;
     expiresAt: Date | null;
+    code?: { hash: string; expiresAt: Date };
   },
 ): Promise<'attached' | 'taken'> => {
   const inserted = await client.query(
-    `insert into documents.envelope_links (token_hash, recipient_id, mode, event_id, created_at, expires_at)
-     values ($1, $2, $3, $4, $5, $6) on conflict (token_hash) do nothing`,
-    [link.tokenHash, link.recipientId, link.mode, link.eventId, link.now, link.expiresAt],
+    `insert into documents.envelope_links (
+       token_hash, recipient_id, mode, event_id, created_at, expires_at, code_hash, code_expires_at
+     )
+     values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (token_hash) do nothing`,
+    [
+      link.tokenHash,
+      link.recipientId,
+      link.mode,
+      link.eventId,
+      link.now,
+      link.expiresAt,
+      link.code?.hash ?? null,
+      link.code?.expiresAt ?? null,
+    ],
   );
   return inserted.rowCount === 1 ? 'attached' : 'taken';
+};
+
+/** Set a link's one-time-code columns (names fixed by the callers, values are parameters). */
+export const updateLinkCode = async (
+  client: Queryable,
+  tokenHash: string,
+  set: Partial<
+    Record<
+      | 'code_hash'
+      | 'code_expires_at'
+      | 'code_attempts'
+      | 'code_verified_at'
+      | 'code_requests'
+      | 'code_window_start',
+      TColumnValue
+    >
+  >,
+): Promise<void> => {
+  const columns = Object.keys(set);
+  await client.query(
+    `update documents.envelope_links set ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')}
+     where token_hash = $1`,
+    [tokenHash, ...Object.values(set)],
+  );
 };
 
 /** Mark an embedded link used (its first view). */

@@ -37,6 +37,7 @@ import {
   recordEnvelopeViewOperation,
   signEnvelopeThroughLinkOperation,
 } from './envelope-page';
+import { requestEnvelopeCodeOperation, verifyEnvelopeCodeOperation } from './envelope-code-page';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
 import { listSentRequestsOperation } from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
@@ -108,6 +109,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   signEnvelopeThroughLinkOperation,
   approveEnvelopeThroughLinkOperation,
   declineEnvelopeThroughLinkOperation,
+  verifyEnvelopeCodeOperation,
+  requestEnvelopeCodeOperation,
   listDocumentsOperation.session,
   getDocumentOperation.session,
   downloadDocumentOperation.session,

@@ -14,6 +14,8 @@ import {
   EnvelopeRecordRevision,
   EnvelopeRecordView,
   EnvelopeRelease,
+  EnvelopeRequestCode,
+  EnvelopeVerifyCode,
   PdfInspect,
   PdfMarkIncomplete,
   PdfSignRevision,
@@ -38,6 +40,9 @@ export type TActRequest = z.infer<typeof EnvelopeApprove.request>;
 export type TDeclineRequest = z.infer<typeof EnvelopeDecline.request>;
 export type TRecordViewRequest = z.infer<typeof EnvelopeRecordView.request>;
 export type TRecordedView = z.infer<typeof EnvelopeRecordView.reply>;
+export type TVerifyCodeRequest = z.infer<typeof EnvelopeVerifyCode.request>;
+export type TCodeVerification = z.infer<typeof EnvelopeVerifyCode.reply>;
+export type TCodeRequested = z.infer<typeof EnvelopeRequestCode.reply>;
 
 /**
  * What envelopes need from the world, as plain functions: document-store's envelopes, the signer
@@ -59,6 +64,10 @@ export interface EnvelopePorts {
   ): Promise<{ objectKey: string; size: number }>;
   findByToken(tokenHash: string): Promise<TEnvelopeLink>;
   recordView(view: TRecordViewRequest): Promise<TRecordedView>;
+  /** A `requireEmailCode` recipient's one-time code (`envelope.verify-code`). */
+  verifyCode(request: TVerifyCodeRequest): Promise<TCodeVerification>;
+  /** A new one-time code emailed (`envelope.request-code`). */
+  requestCode(tokenHash: string): Promise<TCodeRequested>;
   claim(tokenHash: string): Promise<TEnvelopeClaim>;
   release(tokenHash: string): Promise<void>;
   signRevision(request: TSignRevision, timeoutMs: number): Promise<TSignedRevision>;
@@ -97,6 +106,8 @@ export const createEnvelopePorts = (deps: {
     deps.bus.request(PdfMarkIncomplete, { sourceKey, targetKey, note }, { timeoutMs: deps.signTimeoutMs }),
   findByToken: (tokenHash) => deps.bus.request(EnvelopeFindByToken, { tokenHash }),
   recordView: (view) => deps.bus.request(EnvelopeRecordView, view),
+  verifyCode: (request) => deps.bus.request(EnvelopeVerifyCode, request),
+  requestCode: (tokenHash) => deps.bus.request(EnvelopeRequestCode, { tokenHash }),
   claim: (tokenHash) => deps.bus.request(EnvelopeClaim, { tokenHash }),
   release: async (tokenHash) => void (await deps.bus.request(EnvelopeRelease, { tokenHash })),
   signRevision: (request, timeoutMs) => deps.bus.request(PdfSignRevision, request, { timeoutMs }),

@@ -47,7 +47,9 @@ export const checkEnvelope = (
   recipients.forEach((recipient, i) => {
     const at = `recipients[${i}]`;
     if (recipient.embedded) refuse(`${at}.embedded`, 'embedded signing is not available yet');
-    if (recipient.requireEmailCode) refuse(`${at}.requireEmailCode`, 'email codes are not available yet');
+    if (recipient.requireEmailCode && recipient.role === 'cc') {
+      refuse(`${at}.requireEmailCode`, 'people in copy open no link: they need no code');
+    }
     const group = emailsByGroup.get(recipient.order) ?? new Map<string, number>();
     emailsByGroup.set(recipient.order, group);
     const email = recipient.email.toLowerCase();

@@ -153,6 +153,7 @@ export const openTurn = async (
           recipient: eventRecipient(r),
           reason: 'turn',
           expiresAt: envelope.expiresAt.toISOString(),
+          requireEmailCode: r.requireEmailCode,
         }),
       );
     }
@@ -224,5 +225,19 @@ export const requireCanAct = (
   }
   if (actingOrder(aggregate.recipients) !== recipient.orderGroup) {
     throw new ServiceError('conflict', "the recipient's turn has not come", 'status');
+  }
+};
+
+/**
+ * Whether a link still needs its one-time code: a `requireEmailCode` recipient's emailed link until its
+ * code is verified (an embedded link is opened by the sender's site and needs none).
+ */
+export const codeRequired = (link: TEnvelopeLinkRow, recipient: TRecipientRow): boolean =>
+  recipient.requireEmailCode && link.mode !== 'embedded' && link.codeVerifiedAt === null;
+
+/** `permission_denied` while the link still needs its one-time code (`envelope.verify-code`). */
+export const requireCodeVerified = (target: Pick<TLinkTarget, 'link' | 'recipient'>): void => {
+  if (codeRequired(target.link, target.recipient)) {
+    throw new ServiceError('permission_denied', 'enter the one-time code emailed to you first', 'code');
   }
 };

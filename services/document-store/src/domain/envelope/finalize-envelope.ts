@@ -31,7 +31,7 @@ export interface FinalizeDeps extends EnvelopeDeps {
 }
 
 /** Story entries the certificate of completion lists per recipient. */
-const CERTIFICATE_EVENTS = new Set(['notified', 'viewed', 'signed', 'approved', 'declined']);
+const CERTIFICATE_EVENTS = new Set(['notified', 'code-verified', 'viewed', 'signed', 'approved', 'declined']);
 
 /** A story entry as an audit log entry (`envelope.<event>` for the envelope's own entries). */
 const toDraft = (e: TEnvelopeStoryEntry): TAuditEntryDraft => ({

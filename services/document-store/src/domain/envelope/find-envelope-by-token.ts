@@ -1,6 +1,12 @@
 import type { EnvelopeFindByToken } from '@esign/contracts';
 import type { z } from 'zod';
-import { effectiveStatus, findByLink, toRecipientView, type EnvelopeDeps } from './envelope-deps';
+import {
+  codeRequired,
+  effectiveStatus,
+  findByLink,
+  toRecipientView,
+  type EnvelopeDeps,
+} from './envelope-deps';
 
 /**
  * `envelope.find-by-token`: what the signing page needs, by the SHA-256 of a link's token. An ended
@@ -32,5 +38,6 @@ export const findEnvelopeByToken = async (
       .filter((r) => r.id !== recipient.id)
       .map((r) => ({ name: r.name, role: r.role, order: r.orderGroup, status: r.status })),
     embedded: link.mode === 'embedded',
+    codeRequired: codeRequired(link, recipient),
   };
 };
