@@ -14,6 +14,8 @@ import {
   EnvelopeRecordRevision,
   EnvelopeRecordView,
   EnvelopeRelease,
+  EnvelopeReplaceRecipient,
+  EnvelopeResendRecipient,
   PdfInspect,
   PdfMarkIncomplete,
   PdfSignRevision,
@@ -38,6 +40,7 @@ export type TActRequest = z.infer<typeof EnvelopeApprove.request>;
 export type TDeclineRequest = z.infer<typeof EnvelopeDecline.request>;
 export type TRecordViewRequest = z.infer<typeof EnvelopeRecordView.request>;
 export type TRecordedView = z.infer<typeof EnvelopeRecordView.reply>;
+export type TReplaceRecipient = z.infer<typeof EnvelopeReplaceRecipient.request>;
 
 /**
  * What envelopes need from the world, as plain functions: document-store's envelopes, the signer
@@ -51,6 +54,8 @@ export interface EnvelopePorts {
   get(accountId: string, envelopeId: string): Promise<TEnvelope>;
   list(request: TEnvelopeListRequest): Promise<TEnvelopeList>;
   cancel(accountId: string, envelopeId: string): Promise<TEnvelope>;
+  resendRecipient(accountId: string, envelopeId: string, recipientId: string): Promise<TEnvelope>;
+  replaceRecipient(request: TReplaceRecipient): Promise<TEnvelope>;
   document(accountId: string, envelopeId: string): Promise<TEnvelopeDocument>;
   markIncomplete(
     sourceKey: string,
@@ -92,6 +97,9 @@ export const createEnvelopePorts = (deps: {
   get: (accountId, envelopeId) => deps.bus.request(EnvelopeGet, { accountId, envelopeId }),
   list: (request) => deps.bus.request(EnvelopeList, request),
   cancel: (accountId, envelopeId) => deps.bus.request(EnvelopeCancel, { accountId, envelopeId }),
+  resendRecipient: (accountId, envelopeId, recipientId) =>
+    deps.bus.request(EnvelopeResendRecipient, { accountId, envelopeId, recipientId }),
+  replaceRecipient: (request) => deps.bus.request(EnvelopeReplaceRecipient, request),
   document: (accountId, envelopeId) => deps.bus.request(EnvelopeDocument, { accountId, envelopeId }),
   markIncomplete: (sourceKey, targetKey, note) =>
     deps.bus.request(PdfMarkIncomplete, { sourceKey, targetKey, note }, { timeoutMs: deps.signTimeoutMs }),
