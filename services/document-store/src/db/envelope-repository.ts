@@ -362,6 +362,18 @@ export const deleteLinks = async (client: Queryable, recipientId: string): Promi
   await client.query('delete from documents.envelope_links where recipient_id = $1', [recipientId]);
 };
 
+/** The address an envelope event in the outbox was for (`recipient.email`); undefined when no such row. */
+export const findEventRecipientEmail = async (
+  client: Queryable,
+  eventId: string,
+): Promise<string | undefined> => {
+  const { rows } = await client.query<{ email: string | null }>(
+    `select payload->'recipient'->>'email' as email from documents.outbox where id = $1`,
+    [eventId],
+  );
+  return rows[0]?.email ?? undefined;
+};
+
 /** Store a link's hash; `taken` when that hash is already stored. */
 export const insertLink = async (
   client: Queryable,
