@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connectBus, endpoint, type Bus } from '@esign/bus';
 import { createBlobStore, type BlobStore } from '@esign/blob';
 import {
@@ -361,6 +362,35 @@ describe('envelope.replace-recipient', () => {
       await expect(attach(old.id)).rejects.toMatchObject({ code: 'conflict', field: 'eventId' });
     }
     await expect(attach(rows[2]?.id ?? '')).resolves.toMatchObject({ recipientId: ann });
+  });
+
+  it("refuses an act through the replaced person's link that was waiting for the envelope", async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const { envelope, ref } = await create([person('Ann', 'approver'), person('Bob', 'signer', 2)]);
+    const ann = idOf(envelope, 'Ann');
+    const oldLink = await linkOf(ann);
+    // Hold the envelope's row: the replacement queues first, then the old approver's approve, which
+    // has found its link already and waits for the row behind the replacement.
+    await db.query('begin');
+    await db.query('select id from documents.envelopes where id = $1 for update', [envelope.envelopeId]);
+    const replacing = bed.client.request(EnvelopeReplaceRecipient, {
+      ...ref,
+      recipientId: ann,
+      name: 'Zoe',
+      email: 'zoe@example.com',
+    });
+    await sleep(300);
+    const approving = bed.client.request(EnvelopeApprove, { tokenHash: oldLink, ...act });
+    const approved = approving.then(
+      () => 'approved',
+      (err: unknown) => (err as { code?: string }).code,
+    );
+    await sleep(300);
+    await db.query('commit');
+    await expect(replacing).resolves.toMatchObject({ status: 'pending' });
+    expect(await approved).toBe('not_found');
+    const now = await bed.client.request(EnvelopeGet, ref);
+    expect(now.recipients[0]).toMatchObject({ name: 'Zoe', status: 'notified', actedAt: null });
   });
 
   it('changes only who will be asked when the recipient is waiting', async () => {

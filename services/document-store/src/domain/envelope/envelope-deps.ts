@@ -201,9 +201,12 @@ export const findByLink = async (
   const link = await findLiveLink(client, tokenHash, now);
   if (!link) throw notFound('envelope link');
   const aggregate = await findEnvelope(client, { envelopeId: link.envelopeId }, options);
+  // Under the envelope's lock, read the link again: a change that held the lock meanwhile may have
+  // revoked or deleted it (a replaced person's act must not land on the new person's place).
+  const current = options.lock ? await findLiveLink(client, tokenHash, now) : link;
   const recipient = aggregate?.recipients.find((r) => r.id === link.recipientId);
-  if (!aggregate || !recipient) throw notFound('envelope link');
-  return { link, aggregate, recipient };
+  if (!aggregate || !recipient || !current) throw notFound('envelope link');
+  return { link: current, aggregate, recipient };
 };
 
 /**
