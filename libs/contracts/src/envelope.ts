@@ -141,6 +141,11 @@ export const ZEnvelopeRecipient = z.object({
   /** When they signed, approved or declined. */
   actedAt: ZIsoTimestamp.nullable(),
   declineReason: z.string().nullable(),
+  /**
+   * The people who held this place before and were replaced by the sender (oldest first): the
+   * recipient keeps their id, role, order and fields. Absent or empty when nobody was replaced.
+   */
+  replaces: z.array(z.object({ name: z.string(), email: z.string(), replacedAt: ZIsoTimestamp })).optional(),
 });
 export type TEnvelopeRecipient = z.infer<typeof ZEnvelopeRecipient>;
 
@@ -246,6 +251,41 @@ export const EnvelopeList = defineRequest(
 export const EnvelopeCancel = defineRequest(
   'envelope.cancel',
   z.object({ accountId: z.uuid(), envelopeId: ZEnvelopeId }),
+  ZEnvelope,
+);
+
+/**
+ * Send a recipient's email again: `events.envelope.recipient-turn` with reason `resend` (the mailer's
+ * new link replaces their earlier ones) and `resent` in the story. Answers the envelope. `conflict`
+ * unless the envelope is pending (not being completed), the recipient is a signer or approver whose
+ * group is acting, has not acted and is not embedded; `not_found` for an unknown envelope (or another
+ * account's) or a recipient not in it.
+ */
+export const EnvelopeResendRecipient = defineRequest(
+  'envelope.resend-recipient',
+  z.object({ accountId: z.uuid(), envelopeId: ZEnvelopeId, recipientId: ZRecipientId }),
+  ZEnvelope,
+);
+
+/**
+ * Put another person in the place of a recipient who has not acted: in one transaction the replaced
+ * person's links are deleted (they answer `not_found` from then on), the recipient takes the new name
+ * and email (id, role, order, fields and settings kept; `viewed` and reminders start again), the story
+ * records `replaced` with both people (the certificate of completion and `replaces` show it), and when
+ * the recipient's turn has come the new person is `notified` at once (`events.envelope.recipient-turn`,
+ * reason `turn`, unless embedded). `conflict` when the recipient acted or the envelope is not pending
+ * (or is being completed); `invalid_argument` field `email` when another recipient of the same group
+ * has that email; `not_found` as for resend.
+ */
+export const EnvelopeReplaceRecipient = defineRequest(
+  'envelope.replace-recipient',
+  z.object({
+    accountId: z.uuid(),
+    envelopeId: ZEnvelopeId,
+    recipientId: ZRecipientId,
+    name: ZEnvelopeRecipientInput.shape.name,
+    email: ZEnvelopeRecipientInput.shape.email,
+  }),
   ZEnvelope,
 );
 
@@ -701,6 +741,8 @@ export const ZCertificateRecipient = z.object({
       at: ZIsoTimestamp,
       ipAddress: z.string().nullable(),
       userAgent: z.string().nullable(),
+      /** What the event needs said besides its name, e.g. who replaced whom ("Replaced by Bob Roe <bob@example.com>"). */
+      note: z.string().max(600).optional(),
     }),
   ),
 });

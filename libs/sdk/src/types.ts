@@ -41,6 +41,8 @@ export type SendResent = Schemas['SendResent'];
 export type Envelope = Schemas['Envelope'];
 /** A page of envelopes (`GET /api/v1/envelopes`). */
 export type EnvelopeList = Schemas['EnvelopeList'];
+/** Who takes a recipient's place (`POST /api/v1/envelopes/{envelopeId}/recipients/{recipientId}/replace`). */
+export type ReplaceRecipientRequest = Schemas['ReplaceRecipientRequest'];
 /** An error body: `{ "error": "…" }`. */
 export type ErrorBody = Schemas['Error'];
 

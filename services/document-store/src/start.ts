@@ -56,6 +56,8 @@ import { listEnvelopesHandler } from './handlers/envelope/list-envelopes';
 import { recordEnvelopeRevisionHandler } from './handlers/envelope/record-envelope-revision';
 import { recordEnvelopeViewHandler } from './handlers/envelope/record-envelope-view';
 import { releaseEnvelopeHandler } from './handlers/envelope/release-envelope';
+import { replaceEnvelopeRecipientHandler } from './handlers/envelope/replace-envelope-recipient';
+import { resendEnvelopeRecipientHandler } from './handlers/envelope/resend-envelope-recipient';
 import { createOutboxRepository } from './outbox/outbox-repository';
 import { OUTBOX_EVENTS, publishOutboxBatch } from './outbox/publish-outbox-batch';
 import { startOutboxRelay } from './outbox/start-outbox-relay';
@@ -287,6 +289,8 @@ export const startDocumentStore = (
         getEnvelopeHandler(envelope),
         listEnvelopesHandler(envelope),
         cancelEnvelopeHandler(envelope),
+        resendEnvelopeRecipientHandler(envelope),
+        replaceEnvelopeRecipientHandler(envelope),
         getEnvelopeDocumentHandler(envelope),
         attachEnvelopeLinkHandler(envelope),
         findEnvelopeByTokenHandler(envelope),

@@ -27,6 +27,8 @@ import {
   getEnvelopeDocumentOperation,
   getEnvelopeOperation,
   listEnvelopesOperation,
+  replaceEnvelopeRecipientOperation,
+  resendEnvelopeRecipientOperation,
 } from './envelopes';
 import {
   approveEnvelopeThroughLinkOperation,
@@ -101,6 +103,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listEnvelopesOperation,
   getEnvelopeOperation,
   cancelEnvelopeOperation,
+  resendEnvelopeRecipientOperation,
+  replaceEnvelopeRecipientOperation,
   getEnvelopeDocumentOperation,
   openEnvelopePageOperation,
   getEnvelopeRecipientOperation,

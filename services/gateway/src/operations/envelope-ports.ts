@@ -16,6 +16,8 @@ import {
   EnvelopeRelease,
   EnvelopeRequestCode,
   EnvelopeVerifyCode,
+  EnvelopeReplaceRecipient,
+  EnvelopeResendRecipient,
   PdfInspect,
   PdfMarkIncomplete,
   PdfSignRevision,
@@ -43,6 +45,7 @@ export type TRecordedView = z.infer<typeof EnvelopeRecordView.reply>;
 export type TVerifyCodeRequest = z.infer<typeof EnvelopeVerifyCode.request>;
 export type TCodeVerification = z.infer<typeof EnvelopeVerifyCode.reply>;
 export type TCodeRequested = z.infer<typeof EnvelopeRequestCode.reply>;
+export type TReplaceRecipient = z.infer<typeof EnvelopeReplaceRecipient.request>;
 
 /**
  * What envelopes need from the world, as plain functions: document-store's envelopes, the signer
@@ -56,6 +59,8 @@ export interface EnvelopePorts {
   get(accountId: string, envelopeId: string): Promise<TEnvelope>;
   list(request: TEnvelopeListRequest): Promise<TEnvelopeList>;
   cancel(accountId: string, envelopeId: string): Promise<TEnvelope>;
+  resendRecipient(accountId: string, envelopeId: string, recipientId: string): Promise<TEnvelope>;
+  replaceRecipient(request: TReplaceRecipient): Promise<TEnvelope>;
   document(accountId: string, envelopeId: string): Promise<TEnvelopeDocument>;
   markIncomplete(
     sourceKey: string,
@@ -101,6 +106,9 @@ export const createEnvelopePorts = (deps: {
   get: (accountId, envelopeId) => deps.bus.request(EnvelopeGet, { accountId, envelopeId }),
   list: (request) => deps.bus.request(EnvelopeList, request),
   cancel: (accountId, envelopeId) => deps.bus.request(EnvelopeCancel, { accountId, envelopeId }),
+  resendRecipient: (accountId, envelopeId, recipientId) =>
+    deps.bus.request(EnvelopeResendRecipient, { accountId, envelopeId, recipientId }),
+  replaceRecipient: (request) => deps.bus.request(EnvelopeReplaceRecipient, request),
   document: (accountId, envelopeId) => deps.bus.request(EnvelopeDocument, { accountId, envelopeId }),
   markIncomplete: (sourceKey, targetKey, note) =>
     deps.bus.request(PdfMarkIncomplete, { sourceKey, targetKey, note }, { timeoutMs: deps.signTimeoutMs }),

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import {
   appendStory,
   findEnvelope,
+  findEventRecipientEmail,
   insertLink,
   findRecipientEnvelopeId,
   revokeLinks,
@@ -18,8 +19,10 @@ export const EMBEDDED_LINK_MS = 5 * 60_000;
  * revokes their earlier links, `add` keeps them, `embedded` replaces them with a link that opens for 5
  * minutes and once. Logged in the story (`emailed` for an email's link, `embedded-link` otherwise).
  * `conflict` unless the envelope is pending, the recipient's group acting and the recipient has not
- * acted (people in copy never get a link); `not_found` for an unknown recipient. A `requireEmailCode`
- * recipient's emailed link keeps the hash of its one-time code (`codeHash`), working for 10 minutes.
+ * acted (people in copy never get a link), and when the email's event (`eventId`, an outbox row) was
+ * for another address than the recipient's now (a person replaced since); `not_found` for an unknown
+ * recipient. A `requireEmailCode` recipient's emailed link keeps the hash of its one-time code
+ * (`codeHash`), working for 10 minutes.
  */
 export const attachEnvelopeLink = async (
   deps: EnvelopeDeps,
@@ -33,6 +36,11 @@ export const attachEnvelopeLink = async (
     const recipient = aggregate?.recipients.find((r) => r.id === request.recipientId);
     if (!aggregate || !recipient) throw notFound('recipient');
     requireCanAct({ aggregate, recipient }, now, ['signer', 'approver']);
+    // An email queued for a person the sender has replaced since must not carry a link to the place.
+    const addressed = request.eventId ? await findEventRecipientEmail(client, request.eventId) : undefined;
+    if (addressed !== undefined && addressed.toLowerCase() !== recipient.email.toLowerCase()) {
+      throw new ServiceError('conflict', 'the recipient was replaced after this email was queued', 'eventId');
+    }
     if (request.mode !== 'add') await revokeLinks(client, { recipientId: recipient.id }, now);
     const linkExpiresAt =
       request.mode === 'embedded' ? new Date(now.getTime() + EMBEDDED_LINK_MS) : aggregate.envelope.expiresAt;

@@ -20,6 +20,8 @@ export const findEnvelopeByToken = async (
   const now = deps.now();
   const { aggregate, recipient, link } = await findByLink(deps.pool, request.tokenHash, now, { lock: false });
   const { envelope } = aggregate;
+  // The recipient's page never learns whom they replaced.
+  const { replaces: _replaces, ...view } = toRecipientView(recipient);
   return {
     envelopeId: envelope.id,
     auditId: envelope.auditId,
@@ -33,7 +35,7 @@ export const findEnvelopeByToken = async (
     expiresAt: envelope.expiresAt.toISOString(),
     objectKey: envelope.headKey,
     revision: envelope.revision,
-    recipient: toRecipientView(recipient),
+    recipient: view,
     others: aggregate.recipients
       .filter((r) => r.id !== recipient.id)
       .map((r) => ({ name: r.name, role: r.role, order: r.orderGroup, status: r.status })),
