@@ -23,10 +23,11 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify, parseArgs } from 'node:util';
-import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+import { PDFDocument } from 'pdf-lib';
 import { makeLargePdf, makePdf, makePng, pdfSig, qpdfCheck, startTestTsa } from '@esign/testing';
 import type { TestTsa } from '@esign/testing';
 import type { Session } from 'node:inspector/promises';
+import { makeTextPdf } from './documents';
 import { summariseProfile } from './profile-summary';
 import type { CpuProfile } from './profile-summary';
 
@@ -77,31 +78,6 @@ const statusKb = (field: 'VmRSS' | 'VmHWM'): number =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
 
 /** A 20-page A4 PDF full of text (Helvetica, 60 lines a page), made with pdf-lib. */
-const makeTextPdf = async (pages: number): Promise<Buffer> => {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  const words =
-    'the parties agree that this contract is governed by the law of the place where it was signed and that any dispute shall be settled there'.split(
-      ' ',
-    );
-  for (let p = 0; p < pages; p++) {
-    const page = doc.addPage([595.28, 841.89]);
-    for (let line = 0; line < 60; line++) {
-      const text = Array.from({ length: 14 }, (_, i) => words[(p * 60 + line * 14 + i) % words.length]).join(
-        ' ',
-      );
-      page.drawText(`${p + 1}.${line + 1} ${text}`, {
-        x: 50,
-        y: 800 - line * 12.5,
-        size: 9,
-        font,
-        color: rgb(0, 0, 0),
-      });
-    }
-  }
-  return Buffer.from(await doc.save());
-};
-
 // ---------------------------------------------------------------------------------------------------
 // Child: one peer, one level, one document.
 // ---------------------------------------------------------------------------------------------------

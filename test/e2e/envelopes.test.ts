@@ -131,6 +131,26 @@ const linkFor = async (address: string) => {
 const hasLink = async (address: string) =>
   (await mailTo(address)).some((m) => /\/e\/[A-Za-z0-9_-]{43}/.test(m.text));
 
+/** How many events of `subject` the durable stream holds for `envelopeId`. */
+const countEvents = async (subject: string, envelopeId: string): Promise<number> => {
+  const nc = await connect({ servers: stack.natsUrl });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const streamName = `${stack.busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}EVENTS`;
+    const info = await jsm.streams.info(streamName);
+    let count = 0;
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const message = await jsm.streams.getMessage(streamName, { seq }).catch(() => undefined);
+      if (message?.subject !== `${stack.busPrefix}${subject}`) continue;
+      const event = JSON.parse(new TextDecoder().decode(message.data)) as { envelopeId?: string };
+      if (event.envelopeId === envelopeId) count += 1;
+    }
+    return count;
+  } finally {
+    await nc.close();
+  }
+};
+
 const typed = (name: string) => ({ mode: 'type', typedName: name, color: '#1e3a8a' });
 const sig = (page: number, x: number, y: number) => ({ type: 'signature', page, x, y, width: 25 });
 
@@ -322,6 +342,22 @@ describe('envelopes, end to end', () => {
     expect(inkAt(page1, { x: 10, y: 20, width: 25, height: 5 })).toBeGreaterThan(0.01);
     expect(inkAt(page1, { x: 10, y: 50, width: 25, height: 5 })).toBeGreaterThan(0.01);
 
+    // The public verification works on it: our document, every signature intact.
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), 'final.pdf');
+    const verified = await fetch(`${baseUrl}/api/v1/verify`, { method: 'POST', body: form });
+    expect(verified.status).toBe(200);
+    const report = (await verified.json()) as {
+      issued: { exactMatch: boolean; document: { auditId: string } | null };
+      signatures: { cryptographicallyValid: boolean; digestMatches: boolean }[];
+    };
+    expect(report.issued.exactMatch).toBe(true);
+    expect(report.issued.document?.auditId).toBe(created.auditId);
+    expect(report.signatures).toHaveLength(4);
+    expect(report.signatures.every((s) => s.cryptographicallyValid && s.digestMatches)).toBe(true);
+    // Completed exactly once.
+    expect(await countEvents('events.envelope.completed', created.envelopeId)).toBe(1);
+
     // The final document is an ordinary document of the account, under the envelope's audit ID.
     const doc = await fetch(`${baseUrl}/api/v1/documents/${created.auditId}`, {
       headers: auth(business.apiKey),
@@ -393,22 +429,28 @@ describe('envelopes, end to end', () => {
   }, 60_000);
 
   it('refuses a bad envelope at once, naming the recipient and field, and creates nothing', async () => {
-    const before = (await allMail()).length;
+    const [ann, ben, cy] = [newRecipient(), newRecipient(), newRecipient()];
+    const before = await fetch(`${baseUrl}/api/v1/envelopes?limit=100`, { headers: auth(business.apiKey) });
+    const countBefore = ((await before.json()) as { envelopes: unknown[] }).envelopes.length;
     const res = await createEnvelope([
-      { name: 'Ann', email: newRecipient(), role: 'signer', order: 1, fields: [sig(0, 10, 10)] },
-      { name: 'Ben', email: newRecipient(), role: 'signer', order: 2, fields: [sig(5, 10, 10)] },
+      { name: 'Ann', email: ann, role: 'signer', order: 1, fields: [sig(0, 10, 10)] },
+      { name: 'Ben', email: ben, role: 'signer', order: 2, fields: [sig(5, 10, 10)] },
     ]);
     expect(res.status).toBe(400);
     expect(await errorOf(res)).toBe(
       'recipients[1].fields[0].page: page 5 does not exist (the document has 2 pages)',
     );
     const noSignature = await createEnvelope([
-      { name: 'Ann', email: newRecipient(), role: 'signer', order: 1, fields: [] },
+      { name: 'Cy', email: cy, role: 'signer', order: 1, fields: [] },
     ]);
     expect(await errorOf(noSignature)).toContain('recipients[0].fields');
     const notJson = await createEnvelope('[{' as unknown as unknown[]);
     expect(notJson.status).toBe(400);
-    expect((await allMail()).length).toBe(before);
+    // No envelope, no email.
+    const after = await fetch(`${baseUrl}/api/v1/envelopes?limit=100`, { headers: auth(business.apiKey) });
+    expect(((await after.json()) as { envelopes: unknown[] }).envelopes).toHaveLength(countBefore);
+    await new Promise((r) => setTimeout(r, 1_000));
+    for (const address of [ann, ben, cy]) expect(await mailTo(address)).toHaveLength(0);
   });
 
   it('a redelivered turn event sends no second email (the mailer keeps one per event, address and kind)', async () => {

@@ -141,6 +141,11 @@ export const ZEnvelopeRecipient = z.object({
   /** When they signed, approved or declined. */
   actedAt: ZIsoTimestamp.nullable(),
   declineReason: z.string().nullable(),
+  /**
+   * The people who held this place before and were replaced by the sender (oldest first): the
+   * recipient keeps their id, role, order and fields. Absent or empty when nobody was replaced.
+   */
+  replaces: z.array(z.object({ name: z.string(), email: z.string(), replacedAt: ZIsoTimestamp })).optional(),
 });
 export type TEnvelopeRecipient = z.infer<typeof ZEnvelopeRecipient>;
 
@@ -250,6 +255,41 @@ export const EnvelopeCancel = defineRequest(
 );
 
 /**
+ * Send a recipient's email again: `events.envelope.recipient-turn` with reason `resend` (the mailer's
+ * new link replaces their earlier ones) and `resent` in the story. Answers the envelope. `conflict`
+ * unless the envelope is pending (not being completed), the recipient is a signer or approver whose
+ * group is acting, has not acted and is not embedded; `not_found` for an unknown envelope (or another
+ * account's) or a recipient not in it.
+ */
+export const EnvelopeResendRecipient = defineRequest(
+  'envelope.resend-recipient',
+  z.object({ accountId: z.uuid(), envelopeId: ZEnvelopeId, recipientId: ZRecipientId }),
+  ZEnvelope,
+);
+
+/**
+ * Put another person in the place of a recipient who has not acted: in one transaction the replaced
+ * person's links are deleted (they answer `not_found` from then on), the recipient takes the new name
+ * and email (id, role, order, fields and settings kept; `viewed` and reminders start again), the story
+ * records `replaced` with both people (the certificate of completion and `replaces` show it), and when
+ * the recipient's turn has come the new person is `notified` at once (`events.envelope.recipient-turn`,
+ * reason `turn`, unless embedded). `conflict` when the recipient acted or the envelope is not pending
+ * (or is being completed); `invalid_argument` field `email` when another recipient of the same group
+ * has that email; `not_found` as for resend.
+ */
+export const EnvelopeReplaceRecipient = defineRequest(
+  'envelope.replace-recipient',
+  z.object({
+    accountId: z.uuid(),
+    envelopeId: ZEnvelopeId,
+    recipientId: ZRecipientId,
+    name: ZEnvelopeRecipientInput.shape.name,
+    email: ZEnvelopeRecipientInput.shape.email,
+  }),
+  ZEnvelope,
+);
+
+/**
  * Where the document stands, for `GET /api/v1/envelopes/{id}/document`: the completed document once
  * completed (`complete: true`, `objectKey` under `signed/`), otherwise the latest signed revision (or the
  * original before the first signature), which the gateway serves only as a copy marked on every page as
@@ -285,8 +325,19 @@ export const EnvelopeAttachLink = defineRequest(
     eventId: z.uuid().optional(),
     tokenHash: ZTokenHash,
     mode: z.enum(['replace', 'add', 'embedded']),
+    /**
+     * A `requireEmailCode` recipient's one-time code for this link, as the SHA-256 (hex) of
+     * `<tokenHash>:<code>`: the code itself is only in its email. It works for `EMAIL_CODE_TTL_MS` from now.
+     */
+    codeHash: ZTokenHash.optional(),
   }),
-  z.object({ envelopeId: ZEnvelopeId, recipientId: ZRecipientId, expiresAt: ZIsoTimestamp }),
+  z.object({
+    envelopeId: ZEnvelopeId,
+    recipientId: ZRecipientId,
+    expiresAt: ZIsoTimestamp,
+    /** When the code given with `codeHash` stops working. */
+    codeExpiresAt: ZIsoTimestamp.optional(),
+  }),
 );
 
 /** What a recipient's page shows of the others: names, roles, groups and progress, never emails or fields. */
@@ -328,7 +379,73 @@ export const EnvelopeFindByToken = defineRequest(
      * through it is refused. Null before; absent for other links.
      */
     linkUsedAt: ZIsoTimestamp.nullable().optional(),
+    /**
+     * The recipient must enter the one-time code emailed to them (`envelope.verify-code`) before this
+     * link shows the document or acts: true for a `requireEmailCode` recipient's emailed link until its
+     * code is verified.
+     */
+    codeRequired: z.boolean().default(false),
   }),
+);
+
+/** How long a one-time email code works after it is issued. */
+export const EMAIL_CODE_TTL_MS = 10 * 60_000;
+/** Wrong tries a code allows; then it is dead and a new one must be asked for. */
+export const EMAIL_CODE_MAX_ATTEMPTS = 5;
+/** New codes a link may ask for in `EMAIL_CODE_REQUEST_WINDOW_MS`. */
+export const EMAIL_CODE_MAX_REQUESTS = 5;
+export const EMAIL_CODE_REQUEST_WINDOW_MS = 60 * 60_000;
+/** A one-time email code: 6 digits. */
+export const ZEmailCode = z.string().regex(/^[0-9]{6}$/, 'code: 6 digits');
+
+/**
+ * A `requireEmailCode` recipient enters the code emailed to them. `verified` (the link is unlocked for
+ * good; the story and the certificate say `code-verified` with time, IP and user agent), `wrong` (with
+ * the tries left), `expired` (older than `EMAIL_CODE_TTL_MS`, or none was issued: ask for a new one) or
+ * `locked` (`EMAIL_CODE_MAX_ATTEMPTS` wrong tries: ask for a new one). `conflict` when the recipient
+ * cannot act or the link needs no code; `not_found` for an unknown link.
+ */
+export const EnvelopeVerifyCode = defineRequest(
+  'envelope.verify-code',
+  z.object({
+    tokenHash: ZTokenHash,
+    code: ZEmailCode,
+    ipAddress: z.string().max(100),
+    userAgent: z.string().max(1000),
+  }),
+  z.discriminatedUnion('outcome', [
+    z.object({ outcome: z.literal('verified'), verifiedAt: ZIsoTimestamp }),
+    z.object({ outcome: z.literal('wrong'), attemptsLeft: z.number().int().positive() }),
+    z.object({ outcome: z.literal('expired') }),
+    z.object({ outcome: z.literal('locked') }),
+  ]),
+);
+
+/**
+ * A `requireEmailCode` recipient asks for a new code: publishes `events.envelope.code-requested` (the
+ * mailer makes the code, `envelope.set-code`, and emails it). At most `EMAIL_CODE_MAX_REQUESTS` per link
+ * in `EMAIL_CODE_REQUEST_WINDOW_MS` (`rate_limited`). `conflict` when the recipient cannot act or the
+ * link needs no code (any more).
+ */
+export const EnvelopeRequestCode = defineRequest(
+  'envelope.request-code',
+  z.object({ tokenHash: ZTokenHash }),
+  z.object({
+    envelopeId: ZEnvelopeId,
+    recipientId: ZRecipientId,
+    requestsLeft: z.number().int().nonnegative(),
+  }),
+);
+
+/**
+ * The mailer's new code for a link (SHA-256 hex of `<tokenHash>:<code>`): replaces the link's code,
+ * its tries start again, it works for `EMAIL_CODE_TTL_MS`. `conflict` when the recipient cannot act or
+ * the link needs no code (any more); `not_found` for an unknown link.
+ */
+export const EnvelopeSetCode = defineRequest(
+  'envelope.set-code',
+  z.object({ tokenHash: ZTokenHash, codeHash: ZTokenHash, eventId: z.uuid() }),
+  z.object({ envelopeId: ZEnvelopeId, recipientId: ZRecipientId, codeExpiresAt: ZIsoTimestamp }),
 );
 
 /**
@@ -478,11 +595,29 @@ export const ZRecipientTurnEvent = ZEnvelopeEventBase.extend({
   recipient: ZEventRecipient,
   reason: z.enum(['turn', 'resend', 'reminder']),
   expiresAt: ZIsoTimestamp,
+  /** The recipient must enter a one-time code: the mailer issues one with the link and emails it on its own. */
+  requireEmailCode: z.boolean().optional(),
 });
 export type TRecipientTurnEvent = z.infer<typeof ZRecipientTurnEvent>;
 export const EnvelopeRecipientTurn = defineEvent('events.envelope.recipient-turn', ZRecipientTurnEvent, {
   durable: true,
 });
+
+/**
+ * A `requireEmailCode` recipient asked for a new code for their link (`tokenHash`, the SHA-256 of its
+ * token; never the token): the mailer makes a code, stores its hash (`envelope.set-code`) and emails it.
+ */
+export const ZEnvelopeCodeRequestedEvent = ZEnvelopeEventBase.extend({
+  recipient: ZEventRecipient,
+  tokenHash: ZTokenHash,
+  expiresAt: ZIsoTimestamp,
+});
+export type TEnvelopeCodeRequestedEvent = z.infer<typeof ZEnvelopeCodeRequestedEvent>;
+export const EnvelopeCodeRequested = defineEvent(
+  'events.envelope.code-requested',
+  ZEnvelopeCodeRequestedEvent,
+  { durable: true },
+);
 
 /** A recipient acted or was shown the document (webhooks: `recipient.viewed|signed|approved|declined`). */
 export const ZRecipientActedEvent = ZEnvelopeEventBase.extend({
@@ -611,6 +746,8 @@ export const ZCertificateRecipient = z.object({
       at: ZIsoTimestamp,
       ipAddress: z.string().nullable(),
       userAgent: z.string().nullable(),
+      /** What the event needs said besides its name, e.g. who replaced whom ("Replaced by Bob Roe <bob@example.com>"). */
+      note: z.string().max(600).optional(),
     }),
   ),
 });

@@ -11,6 +11,7 @@ import type {
   EnvelopeFields,
   EnvelopeList,
   ListEnvelopesQuery,
+  ReplaceRecipientRequest,
   GenerateTemplateRequest,
   JsonBodyOf,
   JsonResultOf,
@@ -486,6 +487,36 @@ export class EsignClient {
    */
   setEmbedOrigins(origins: readonly string[], options: RequestOptions = {}): Promise<EmbedOrigins> {
     return this.requestJson('setEmbedOrigins', { json: { origins: [...origins] } }, options);
+  }
+
+  /**
+   * Emails a recipient whose turn has come a new link (`POST
+   * /api/v1/envelopes/{envelopeId}/recipients/{recipientId}/resend`); their earlier links stop working.
+   */
+  resendEnvelopeRecipient(
+    envelopeId: string,
+    recipientId: string,
+    options: RequestOptions = {},
+  ): Promise<Envelope> {
+    return this.requestJson('resendEnvelopeRecipient', { params: { envelopeId, recipientId } }, options);
+  }
+
+  /**
+   * Puts another person in the place of a recipient who has not acted (`POST
+   * /api/v1/envelopes/{envelopeId}/recipients/{recipientId}/replace`): same role, group and fields; the
+   * replaced person's links stop working, and the new person is emailed at once if it is their turn.
+   */
+  replaceEnvelopeRecipient(
+    envelopeId: string,
+    recipientId: string,
+    body: ReplaceRecipientRequest,
+    options: RequestOptions = {},
+  ): Promise<Envelope> {
+    return this.requestJson(
+      'replaceEnvelopeRecipient',
+      { params: { envelopeId, recipientId }, json: body },
+      options,
+    );
   }
 
   /**

@@ -45,6 +45,8 @@ export type EnvelopeList = Schemas['EnvelopeList'];
 export type SigningUrl = Schemas['SigningUrl'];
 /** The origins allowed to frame the account's embedded signing pages. */
 export type EmbedOrigins = Schemas['EmbedOrigins'];
+/** Who takes a recipient's place (`POST /api/v1/envelopes/{envelopeId}/recipients/{recipientId}/replace`). */
+export type ReplaceRecipientRequest = Schemas['ReplaceRecipientRequest'];
 /** An error body: `{ "error": "…" }`. */
 export type ErrorBody = Schemas['Error'];
 

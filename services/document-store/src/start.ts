@@ -42,6 +42,11 @@ import { cancelEnvelopeHandler } from './handlers/envelope/cancel-envelope';
 import { claimEnvelopeHandler } from './handlers/envelope/claim-envelope';
 import { createEnvelopeHandler } from './handlers/envelope/create-envelope';
 import { declineEnvelopeHandler } from './handlers/envelope/decline-envelope';
+import {
+  requestEnvelopeCodeHandler,
+  setEnvelopeCodeHandler,
+  verifyEnvelopeCodeHandler,
+} from './handlers/envelope/email-code';
 import type { EnvelopeHandlerDeps } from './handlers/envelope/deps';
 import { finalizeDueHandler } from './handlers/envelope/finalize-due';
 import { findEnvelopeByTokenHandler } from './handlers/envelope/find-envelope-by-token';
@@ -51,6 +56,8 @@ import { listEnvelopesHandler } from './handlers/envelope/list-envelopes';
 import { recordEnvelopeRevisionHandler } from './handlers/envelope/record-envelope-revision';
 import { recordEnvelopeViewHandler } from './handlers/envelope/record-envelope-view';
 import { releaseEnvelopeHandler } from './handlers/envelope/release-envelope';
+import { replaceEnvelopeRecipientHandler } from './handlers/envelope/replace-envelope-recipient';
+import { resendEnvelopeRecipientHandler } from './handlers/envelope/resend-envelope-recipient';
 import { createOutboxRepository } from './outbox/outbox-repository';
 import { OUTBOX_EVENTS, publishOutboxBatch } from './outbox/publish-outbox-batch';
 import { startOutboxRelay } from './outbox/start-outbox-relay';
@@ -282,6 +289,8 @@ export const startDocumentStore = (
         getEnvelopeHandler(envelope),
         listEnvelopesHandler(envelope),
         cancelEnvelopeHandler(envelope),
+        resendEnvelopeRecipientHandler(envelope),
+        replaceEnvelopeRecipientHandler(envelope),
         getEnvelopeDocumentHandler(envelope),
         attachEnvelopeLinkHandler(envelope),
         findEnvelopeByTokenHandler(envelope),
@@ -291,6 +300,9 @@ export const startDocumentStore = (
         recordEnvelopeRevisionHandler(envelope),
         approveEnvelopeHandler(envelope),
         declineEnvelopeHandler(envelope),
+        verifyEnvelopeCodeHandler(envelope),
+        requestEnvelopeCodeHandler(envelope),
+        setEnvelopeCodeHandler(envelope),
       ],
       // Postgres being down is a 503 for the client, not a bug.
       { unavailable: databaseUnavailable },

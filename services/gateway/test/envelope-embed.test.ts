@@ -65,6 +65,7 @@ const linkFor = (over: { embedded: boolean; linkUsedAt?: string | null; status?:
     declineReason: null,
   },
   others: [],
+  codeRequired: false,
   embedded: over.embedded,
   ...(over.embedded ? { linkUsedAt: over.linkUsedAt ?? null } : {}),
 });

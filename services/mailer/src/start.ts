@@ -12,9 +12,11 @@ import {
   AccountUsageGet,
   EnvelopeAttachLink,
   EnvelopeCanceled,
+  EnvelopeCodeRequested,
   EnvelopeCompleted,
   EnvelopeDeclined,
   EnvelopeExpired,
+  EnvelopeSetCode,
   EnvelopeRecipientTurn,
   SignInLinkRequested,
   SignInTokenIssue,
@@ -43,6 +45,7 @@ import { createDeliveryRepository } from './db/delivery-repository';
 import { schema } from './db/schema';
 import type { SignedPdfStore } from './domain/signed-copy';
 import { envelopeCanceledHandler } from './handlers/envelope-canceled';
+import { envelopeCodeRequestedHandler } from './handlers/envelope-code-requested';
 import { envelopeCompletedHandler } from './handlers/envelope-completed';
 import { envelopeDeclinedHandler } from './handlers/envelope-declined';
 import { envelopeExpiredHandler } from './handlers/envelope-expired';
@@ -179,6 +182,14 @@ export const startMailerService = (
     await bus.consume(EnvelopeDeclined, envelopeDeclinedHandler(deps), consume('mailer-envelope-declined'));
     await bus.consume(EnvelopeCanceled, envelopeCanceledHandler(deps), consume('mailer-envelope-canceled'));
     await bus.consume(EnvelopeExpired, envelopeExpiredHandler(deps), consume('mailer-envelope-expired'));
+    await bus.consume(
+      EnvelopeCodeRequested,
+      envelopeCodeRequestedHandler({
+        ...deps,
+        setEnvelopeCode: (request) => bus.request(EnvelopeSetCode, request),
+      }),
+      consume('mailer-envelope-code-requested'),
+    );
     await bus.consume(
       SignInLinkRequested,
       signInLinkRequestedHandler({

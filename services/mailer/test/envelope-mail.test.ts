@@ -9,7 +9,9 @@ import {
   EnvelopeCompleted,
   EnvelopeDeclined,
   EnvelopeExpired,
+  EnvelopeCodeRequested,
   EnvelopeRecipientTurn,
+  EnvelopeSetCode,
   ServiceError,
   type TEnvelopeCompletedEvent,
   type TEnvelopeEndedEvent,
@@ -44,7 +46,17 @@ let mailer: MailerService;
 let blob: BlobStore;
 const logLines: string[] = [];
 /** What the stand-in document-store was asked by `envelope.attach-link`. */
-const attached: { recipientId: string; eventId?: string; tokenHash: string; mode: string }[] = [];
+const attached: {
+  recipientId: string;
+  eventId?: string;
+  tokenHash: string;
+  mode: string;
+  codeHash?: string;
+}[] = [];
+/** What the stand-in was asked by `envelope.set-code`; links whose code it refuses (`conflict`). */
+const codesSet: { tokenHash: string; codeHash: string; eventId: string }[] = [];
+const verifiedLinks = new Set<string>();
+const CODE_EXPIRES_AT = '2030-01-02T10:10:00.000Z';
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 const id = (prefix: string) => `${prefix}${randomUUID().replace(/-/g, '').slice(0, 24)}`;
@@ -141,6 +153,18 @@ beforeAll(async () => {
         envelopeId: 'env_0123456789abcdefABCDEF',
         recipientId: request.recipientId,
         expiresAt: EXPIRES_AT,
+        ...(request.codeHash ? { codeExpiresAt: CODE_EXPIRES_AT } : {}),
+      });
+    }),
+    endpoint(EnvelopeSetCode, (request) => {
+      codesSet.push(request);
+      if (verifiedLinks.has(request.tokenHash)) {
+        return Promise.reject(new ServiceError('conflict', 'this link needs no code'));
+      }
+      return Promise.resolve({
+        envelopeId: 'env_0123456789abcdefABCDEF',
+        recipientId: 'rcp_0123456789abcdefABCDEF',
+        codeExpiresAt: CODE_EXPIRES_AT,
       });
     }),
   ]);
@@ -424,5 +448,81 @@ describe('secrets', () => {
       expect(dump).not.toContain(token);
       expect(logs).not.toContain(token);
     }
+  });
+});
+
+describe('one-time codes (requireEmailCode)', () => {
+  const codeIn = (text: string): string => {
+    const match = /^(\d{6})$/m.exec(text);
+    if (!match?.[1]) throw new Error('no code in the email');
+    return match[1];
+  };
+
+  it('sends the link, then the code in an email of its own; only the code hash goes to attach-link', async () => {
+    const event = turn({ requireEmailCode: true });
+    await docs.publish(EnvelopeRecipientTurn, event, { msgId: event.eventId });
+
+    await expect.poll(() => mailsTo(event.recipient.email).length, { timeout: 10_000 }).toBe(2);
+    const [linkMail, codeMail] = mailsTo(event.recipient.email);
+    expect(linkMail?.parsed.subject).toBe('Please sign the lease');
+    const token = linkIn(linkMail?.parsed.text ?? '');
+    expect(codeMail?.parsed.subject).toBe('Your code for Please sign the lease');
+    const codeText = codeMail?.parsed.text ?? '';
+    const codeHtml = String(codeMail?.parsed.html);
+    const code = codeIn(codeText);
+    expect(codeText).toContain('It works once, until 2030-01-02 10:10 UTC.');
+    // No link of any kind in the code's email, nor the sender's message.
+    expect(codeText).not.toMatch(/https?:\/\//);
+    expect(codeHtml).not.toMatch(/<a\s|https?:\/\//);
+    expect(codeText).not.toContain(token);
+    expect(codeText).not.toContain('Thanks');
+    // The link's email does not carry the code.
+    expect(linkMail?.parsed.text ?? '').not.toContain(code);
+
+    const [attach] = attached.filter((a) => a.recipientId === event.recipient.recipientId);
+    expect(attach?.tokenHash).toBe(sha256(token));
+    expect(attach?.codeHash).toBe(sha256(`${sha256(token)}:${code}`));
+    await expect
+      .poll(async () => (await deliveryRows(event.eventId)).map((r) => `${r.kind}:${r.state}`).sort())
+      .toEqual(['envelope-code:sent', 'envelope-turn:sent']);
+    // The code is in no table and no log line.
+    const stored = await query<{ row: string }>(
+      'select row_to_json(d)::text as row from mailer.deliveries d',
+    );
+    expect(stored.map((r) => r.row).join('\n')).not.toContain(code);
+    expect(logLines.join('\n')).not.toContain(code);
+  });
+
+  it('sends no code to a recipient who needs none', async () => {
+    const event = turn();
+    await docs.publish(EnvelopeRecipientTurn, event, { msgId: event.eventId });
+    await waitForMail(event.recipient.email);
+    await expect.poll(async () => (await deliveryRows(event.eventId))[0]?.state).toBe('sent');
+    expect((await deliveryRows(event.eventId)).map((r) => r.kind)).toEqual(['envelope-turn']);
+    expect(attached.find((a) => a.recipientId === event.recipient.recipientId)?.codeHash).toBeUndefined();
+    expect(mailsTo(event.recipient.email)).toHaveLength(1);
+  });
+
+  it('answers a code request with a new code set on the same link, emailed without a link', async () => {
+    const tokenHash = sha256(randomUUID());
+    const event = { ...base(), recipient: recipient('approver'), tokenHash, expiresAt: EXPIRES_AT };
+    await docs.publish(EnvelopeCodeRequested, event, { msgId: event.eventId });
+    const mail = await waitForMail(event.recipient.email);
+    expect(mail.parsed.subject).toBe('Your code for Please sign the lease');
+    const code = codeIn(mail.parsed.text ?? '');
+    expect(mail.parsed.text ?? '').not.toMatch(/https?:\/\//);
+    expect(codesSet.filter((c) => c.tokenHash === tokenHash)).toEqual([
+      { tokenHash, codeHash: sha256(`${tokenHash}:${code}`), eventId: event.eventId },
+    ]);
+    await expect.poll(async () => (await deliveryRows(event.eventId))[0]?.state).toBe('sent');
+    expect(logLines.join('\n')).not.toContain(code);
+
+    // A link that needs no code any more: nothing is sent, the email is recorded skipped.
+    const verified = sha256(randomUUID());
+    verifiedLinks.add(verified);
+    const late = { ...base(), recipient: recipient('approver'), tokenHash: verified, expiresAt: EXPIRES_AT };
+    await docs.publish(EnvelopeCodeRequested, late, { msgId: late.eventId });
+    await expect.poll(async () => (await deliveryRows(late.eventId))[0]?.state).toBe('skipped');
+    expect(mailsTo(late.recipient.email)).toEqual([]);
   });
 });

@@ -174,6 +174,14 @@ describe('an envelope: two signers, then completion (pdf.sign-revision, pdf.comp
           order: 2,
           status: 'signed',
           events: [
+            // A recipient who took another's place: the note names them (any script).
+            {
+              event: 'replaced',
+              at: at(10),
+              ipAddress: null,
+              userAgent: null,
+              note: 'In place of Dora Иванова <dora@example.com>',
+            },
             { event: 'signed', at: at(20), ipAddress: signerB.ipAddress, userAgent: signerB.userAgent },
           ],
         },
@@ -295,6 +303,7 @@ describe('an envelope: two signers, then completion (pdf.sign-revision, pdf.comp
       'Ann Lee <ann@example.com>',
       'Bob Stone <bob@example.com>',
       'Carl Copy <carl@example.com>',
+      'In place of Dora Иванова <dora@example.com>',
       'Signer, group 1, status: signed',
       'Receives a copy, group 3, status: waiting',
       '2026-11-26 09:07:00 UTC',

@@ -730,6 +730,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/resend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Email a recipient's link again
+     * @description Sends the recipient a new email with a new link; their earlier links stop working (404). Only for a signer or approver whose group's turn has come, who has not acted, and who is emailed (not embedded), while the envelope is pending: 409 otherwise. An unknown envelope or recipient, or another account's, answers 404. Answers the envelope.
+     */
+    post: operations['resendEnvelopeRecipient'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/replace': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Put another person in the place of a recipient who has not acted
+     * @description The new person keeps the recipient's ID, role, group and fields. The replaced person's links stop working at once (404). If the recipient's turn has come, the new person is emailed a link at once; otherwise they are asked when their group's turn comes. The envelope keeps both: `replaces` on the recipient, the audit log and the certificate of completion name the replaced person. 409 when the recipient has already signed, approved or declined, or the envelope is no longer pending; 400 when another recipient of the same group has that email. An unknown envelope or recipient, or another account's, answers 404.
+     */
+    post: operations['replaceEnvelopeRecipient'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/envelopes/{envelopeId}/document': {
     parameters: {
       query?: never;
@@ -928,6 +968,46 @@ export interface paths {
      * @description A signer or approver declines with a reason (required): the envelope ends, every link dies, the sender and those who already acted are told.
      */
     post: operations['declineEnvelopeThroughLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/verify-code': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enter the one-time code
+     * @description A recipient whose sender asked for an email code enters the 6-digit code emailed to them; once accepted the link shows the document and acts. A wrong code answers 400 with the tries left; after 5 wrong tries, or 10 minutes after it was sent, the code no longer works (423): ask for a new one.
+     */
+    post: operations['verifyEnvelopeCode'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/envelope/api/request-code': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Email a new one-time code
+     * @description Emails the recipient a new 6-digit code for this link (the earlier one stops working). At most 5 an hour per link (429).
+     */
+    post: operations['requestEnvelopeCode'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3162,6 +3242,12 @@ export interface components {
         viewedAt: string | null;
         actedAt: string | null;
         declineReason: string | null;
+        replaces?: {
+          name: string;
+          email: string;
+          /** Format: date-time */
+          replacedAt: string;
+        }[];
       }[];
       completedAt: string | null;
       declinedAt: string | null;
@@ -3169,6 +3255,15 @@ export interface components {
       canceledAt: string | null;
       expiredAt: string | null;
       fileHash: string | null;
+    };
+    ReplaceRecipientRequest: {
+      /** @description The new person's name */
+      name: string;
+      /**
+       * Format: email
+       * @description The new person's email address
+       */
+      email: string;
     };
     EnvelopeList: {
       envelopes: components['schemas']['Envelope'][];
@@ -3178,6 +3273,11 @@ export interface components {
       error: string;
       /** @enum {string} */
       status: 'completed' | 'declined' | 'canceled' | 'expired' | 'acted';
+    };
+    EnvelopeCodeRequired: {
+      error: string;
+      /** @constant */
+      codeRequired: true;
     };
     EnvelopeRecipientView: {
       envelopeId: string;
@@ -3223,6 +3323,8 @@ export interface components {
       }[];
       /** @description An embedded link's only: the origins allowed to frame the page, the only ones it posts its events to */
       embedOrigins?: string[];
+      /** @description The recipient must enter the one-time code emailed to them (POST /envelope/api/verify-code) before the document is shown or anything is done */
+      codeRequired: boolean;
     };
     EmbedOrigins: {
       /**
@@ -3244,6 +3346,12 @@ export interface components {
        * @description Open it before then (5 minutes); once open, the page works until the signer is done
        */
       expiresAt: string;
+    };
+    EnvelopeCodeRefused: {
+      error: string;
+      /** @enum {string} */
+      outcome: 'wrong' | 'expired' | 'locked';
+      attemptsLeft?: number;
     };
   };
   responses: never;
@@ -7487,6 +7595,243 @@ export interface operations {
       };
     };
   };
+  resendEnvelopeRecipient: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+        /**
+         * @description The recipient ID (rcp_…)
+         * @example rcp_8sKd2LmQ4xTz7VbN1cRw9YeP
+         */
+        recipientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The email is on its way */
+      200: {
+        headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  replaceEnvelopeRecipient: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+        /**
+         * @description The recipient ID (rcp_…)
+         * @example rcp_8sKd2LmQ4xTz7VbN1cRw9YeP
+         */
+        recipientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Grace Hopper",
+         *       "email": "grace@example.com"
+         *     }
+         */
+        'application/json': components['schemas']['ReplaceRecipientRequest'];
+      };
+    };
+    responses: {
+      /** @description Replaced */
+      200: {
+        headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getEnvelopeDocument: {
     parameters: {
       query?: never;
@@ -8066,6 +8411,21 @@ export interface operations {
           'application/pdf': string;
         };
       };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
+        };
+      };
       /** @description No such resource for this account */
       404: {
         headers: {
@@ -8151,6 +8511,21 @@ export interface operations {
             /** Format: date-time */
             viewedAt: string;
           };
+        };
+      };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
         };
       };
       /** @description No such resource for this account */
@@ -8312,6 +8687,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
+        };
+      };
       /** @description No such resource for this account */
       404: {
         headers: {
@@ -8412,6 +8802,21 @@ export interface operations {
             /** @description true when this was the last act: the envelope is being sealed */
             completing: boolean;
           };
+        };
+      };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
         };
       };
       /** @description No such resource for this account */
@@ -8534,6 +8939,247 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The one-time code emailed to the recipient must be entered first */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRequired'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  verifyEnvelopeCode: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "code": "042917"
+         *     }
+         */
+        'application/json': {
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: date-time */
+            verifiedAt: string;
+          };
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The link has ended */
+      410: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeLinkEnded'];
+        };
+      };
+      /** @description The code expired or is locked: ask for a new one */
+      423: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnvelopeCodeRefused'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  requestEnvelopeCode: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the envelope link (the part after /e/) */
+        'X-Signing-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A new code is on its way */
+      202: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            requestsLeft: number;
+          };
         };
       };
       /** @description No such resource for this account */

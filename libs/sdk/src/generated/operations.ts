@@ -235,6 +235,22 @@ export const OPERATIONS = {
     requestType: null,
     successType: 'application/json',
   },
+  resendEnvelopeRecipient: {
+    method: 'POST',
+    path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/resend',
+    idempotent: true,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
+  replaceEnvelopeRecipient: {
+    method: 'POST',
+    path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/replace',
+    idempotent: true,
+    security: 'apiKey',
+    requestType: 'application/json',
+    successType: 'application/json',
+  },
   getEnvelopeDocument: {
     method: 'GET',
     path: '/api/v1/envelopes/{envelopeId}/document',

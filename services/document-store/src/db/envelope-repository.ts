@@ -56,6 +56,15 @@ export interface TRecipientRow {
   readonly declineReason: string | null;
   readonly remindersSent: number;
   readonly lastRemindedAt: Date | null;
+  /** Who held this place before (the story's `replaced` entries, oldest first); absent on rows built in memory. */
+  readonly replaces?: readonly TReplacedPerson[];
+}
+
+/** A person replaced in a recipient's place, as the story's `replaced` entry names them. */
+export interface TReplacedPerson {
+  readonly name: string;
+  readonly email: string;
+  readonly replacedAt: Date;
 }
 
 /** An envelope with its recipients in the sender's order. */
@@ -88,7 +97,19 @@ const RECIPIENT_COLUMNS = `
   id, envelope_id as "envelopeId", position, name, email, role, order_group as "orderGroup",
   require_email_code as "requireEmailCode", embedded, fields, status, notified_at as "notifiedAt",
   viewed_at as "viewedAt", acted_at as "actedAt", decline_reason as "declineReason",
-  reminders_sent as "remindersSent", last_reminded_at as "lastRemindedAt"`;
+  reminders_sent as "remindersSent", last_reminded_at as "lastRemindedAt",
+  coalesce((
+    select jsonb_agg(jsonb_build_object('name', ev.details->>'replacedName',
+      'email', ev.details->>'replacedEmail', 'replacedAt', ev.at) order by ev.id)
+    from documents.envelope_events ev
+    where ev.envelope_id = r.envelope_id and ev.recipient_id = r.id and ev.event = 'replaced'
+  ), '[]'::jsonb) as "replaces"`;
+
+/** The story's `replaced` entries as read in SQL (`replacedAt` comes as JSON text). */
+const withReplacedPeople = (row: TRecipientRow): TRecipientRow => ({
+  ...row,
+  replaces: (row.replaces ?? []).map((p) => ({ ...p, replacedAt: new Date(p.replacedAt) })),
+});
 
 /** The account already used this Idempotency-Key for an envelope (nothing was written). */
 export class EnvelopeIdempotencyKeyTaken extends Error {
@@ -101,11 +122,11 @@ const IDEMPOTENCY_INDEX = 'envelopes_account_idempotency_key_idx';
 export const readRecipients = async (client: Queryable, envelopeIds: string[]): Promise<TRecipientRow[]> => {
   if (envelopeIds.length === 0) return [];
   const { rows } = await client.query<TRecipientRow>(
-    `select ${RECIPIENT_COLUMNS} from documents.envelope_recipients
+    `select ${RECIPIENT_COLUMNS} from documents.envelope_recipients r
      where envelope_id = any($1::text[]) order by envelope_id, position`,
     [envelopeIds],
   );
-  return rows;
+  return rows.map(withReplacedPeople);
 };
 
 const withRecipients = async (
@@ -150,6 +171,12 @@ export interface TEnvelopeLinkRow {
   readonly revokedAt: Date | null;
   readonly expiresAt: Date | null;
   readonly usedAt: Date | null;
+  readonly codeHash: string | null;
+  readonly codeExpiresAt: Date | null;
+  readonly codeAttempts: number;
+  readonly codeVerifiedAt: Date | null;
+  readonly codeRequests: number;
+  readonly codeWindowStart: Date | null;
 }
 
 /**
@@ -165,7 +192,9 @@ export const findLiveLink = async (
   const { rows } = await client.query<TEnvelopeLinkRow>(
     `select l.token_hash as "tokenHash", l.recipient_id as "recipientId", r.envelope_id as "envelopeId",
        l.mode, l.created_at as "createdAt", l.revoked_at as "revokedAt", l.expires_at as "expiresAt",
-       l.used_at as "usedAt"
+       l.used_at as "usedAt", l.code_hash as "codeHash", l.code_expires_at as "codeExpiresAt",
+       l.code_attempts as "codeAttempts", l.code_verified_at as "codeVerifiedAt",
+       l.code_requests as "codeRequests", l.code_window_start as "codeWindowStart"
      from documents.envelope_links l
        join documents.envelope_recipients r on r.id = l.recipient_id
        join documents.envelopes e on e.id = r.envelope_id
@@ -333,6 +362,26 @@ export const revokeLinks = async (
   );
 };
 
+/**
+ * Delete a recipient's links (a replaced person's): their tokens are then unknown, whatever becomes of
+ * the envelope. The story keeps every email that was sent.
+ */
+export const deleteLinks = async (client: Queryable, recipientId: string): Promise<void> => {
+  await client.query('delete from documents.envelope_links where recipient_id = $1', [recipientId]);
+};
+
+/** The address an envelope event in the outbox was for (`recipient.email`); undefined when no such row. */
+export const findEventRecipientEmail = async (
+  client: Queryable,
+  eventId: string,
+): Promise<string | undefined> => {
+  const { rows } = await client.query<{ email: string | null }>(
+    `select payload->'recipient'->>'email' as email from documents.outbox where id = $1`,
+    [eventId],
+  );
+  return rows[0]?.email ?? undefined;
+};
+
 /** Store a link's hash; `taken` when that hash is already stored. */
 export const insertLink = async (
   client: Queryable,
@@ -343,14 +392,50 @@ export const insertLink = async (
     eventId: string | null;
     now: Date;
     expiresAt: Date | null;
+    code?: { hash: string; expiresAt: Date };
   },
 ): Promise<'attached' | 'taken'> => {
   const inserted = await client.query(
-    `insert into documents.envelope_links (token_hash, recipient_id, mode, event_id, created_at, expires_at)
-     values ($1, $2, $3, $4, $5, $6) on conflict (token_hash) do nothing`,
-    [link.tokenHash, link.recipientId, link.mode, link.eventId, link.now, link.expiresAt],
+    `insert into documents.envelope_links (
+       token_hash, recipient_id, mode, event_id, created_at, expires_at, code_hash, code_expires_at
+     )
+     values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (token_hash) do nothing`,
+    [
+      link.tokenHash,
+      link.recipientId,
+      link.mode,
+      link.eventId,
+      link.now,
+      link.expiresAt,
+      link.code?.hash ?? null,
+      link.code?.expiresAt ?? null,
+    ],
   );
   return inserted.rowCount === 1 ? 'attached' : 'taken';
+};
+
+/** Set a link's one-time-code columns (names fixed by the callers, values are parameters). */
+export const updateLinkCode = async (
+  client: Queryable,
+  tokenHash: string,
+  set: Partial<
+    Record<
+      | 'code_hash'
+      | 'code_expires_at'
+      | 'code_attempts'
+      | 'code_verified_at'
+      | 'code_requests'
+      | 'code_window_start',
+      TColumnValue
+    >
+  >,
+): Promise<void> => {
+  const columns = Object.keys(set);
+  await client.query(
+    `update documents.envelope_links set ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')}
+     where token_hash = $1`,
+    [tokenHash, ...Object.values(set)],
+  );
 };
 
 /** Mark an embedded link used (its first view). */

@@ -328,6 +328,15 @@ export const envelopeLinks = documentsSchema.table(
     revokedAt: timestamptz('revoked_at'),
     expiresAt: timestamptz('expires_at'),
     usedAt: timestamptz('used_at'),
+    /** A requireEmailCode recipient's one-time code: SHA-256 hex of `<token_hash>:<code>`, never the code. */
+    codeHash: text('code_hash'),
+    codeExpiresAt: timestamptz('code_expires_at'),
+    /** Wrong tries of the current code (dead at EMAIL_CODE_MAX_ATTEMPTS). */
+    codeAttempts: integer('code_attempts').notNull().default(0),
+    codeVerifiedAt: timestamptz('code_verified_at'),
+    /** New codes asked for in the window that started at `code_window_start` (the rate limit). */
+    codeRequests: integer('code_requests').notNull().default(0),
+    codeWindowStart: timestamptz('code_window_start'),
   },
   (t) => [index('envelope_links_recipient_id_idx').on(t.recipientId)],
 );

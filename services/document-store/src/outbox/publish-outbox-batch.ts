@@ -2,6 +2,7 @@ import type { Bus } from '@esign/bus';
 import {
   DocumentSigned,
   EnvelopeCanceled,
+  EnvelopeCodeRequested,
   EnvelopeCompleted,
   EnvelopeDeclined,
   EnvelopeExpired,
@@ -44,6 +45,7 @@ export const OUTBOX_EVENTS: ReadonlyMap<string, EventContract<z.ZodType>> = new 
   [EnvelopeDeclined.subject, EnvelopeDeclined],
   [EnvelopeCanceled.subject, EnvelopeCanceled],
   [EnvelopeExpired.subject, EnvelopeExpired],
+  [EnvelopeCodeRequested.subject, EnvelopeCodeRequested],
 ] as [string, EventContract<z.ZodType>][]);
 
 /**

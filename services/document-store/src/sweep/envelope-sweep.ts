@@ -161,6 +161,7 @@ export const createEnvelopeSweep = (deps: {
                 recipient: eventRecipient(recipient),
                 reason: 'reminder',
                 expiresAt: envelope.expiresAt.toISOString(),
+                requireEmailCode: recipient.requireEmailCode,
               }),
             );
             reminded.push({ recipientId: recipient.id, reminderNumber });

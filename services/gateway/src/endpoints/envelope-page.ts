@@ -31,6 +31,11 @@ import {
   signEnvelopeStep,
   type EnvelopeEnding,
 } from '../operations/envelope-step';
+import {
+  CODE_REQUIRED_MESSAGE,
+  EnvelopeCodeRequiredError,
+  requireCodeVerified,
+} from '../operations/envelope-code';
 
 /**
  * The page a recipient of an envelope opens from their email (`/e/<token>`) and the calls it makes, as
@@ -38,7 +43,7 @@ import {
  * logs and traces see `/e/:token`.
  */
 
-const TAG = 'Envelope signing page';
+export const TAG = 'Envelope signing page';
 
 const PAGE_HEADERS = {
   'Content-Security-Policy': WEB_CONTENT_SECURITY_POLICY,
@@ -88,13 +93,13 @@ p{line-height:1.5}
 </html>
 `;
 
-const tokenOf = (headers: { 'X-Signing-Token'?: string | undefined }): { hash: string } => {
+export const tokenOf = (headers: { 'X-Signing-Token'?: string | undefined }): { hash: string } => {
   const token = headers['X-Signing-Token'];
   if (!token || !isSigningToken(token)) throw new ServiceError('not_found', UNKNOWN_ENVELOPE_LINK_MESSAGE);
   return { hash: signingTokenHash(token) };
 };
 
-const ZTokenHeaders = z.object({
+export const ZTokenHeaders = z.object({
   'X-Signing-Token': z.string().max(200).optional().meta({
     description: 'The token of the envelope link (the part after /e/)',
   }),
@@ -105,12 +110,33 @@ export const ZEnvelopeLinkEnded = named(
   'The link can no longer be used: the envelope completed, was declined, canceled or expired, or this recipient already acted.',
   z.object({ error: z.string(), status: z.enum(['completed', 'declined', 'canceled', 'expired', 'acted']) }),
 );
-const ENDED_RESPONSE = { description: 'The link has ended', json: ZEnvelopeLinkEnded };
+export const ENDED_RESPONSE = { description: 'The link has ended', json: ZEnvelopeLinkEnded };
 
-const answeringEnded = async (work: () => Promise<OperationResult>): Promise<OperationResult> => {
+export const ZEnvelopeCodeRequired = named(
+  'EnvelopeCodeRequired',
+  'This recipient must enter the one-time code emailed to them first (POST /envelope/api/verify-code).',
+  z.object({ error: z.string(), codeRequired: z.literal(true) }),
+);
+export const CODE_REQUIRED_RESPONSE = {
+  description: 'The one-time code emailed to the recipient must be entered first',
+  json: ZEnvelopeCodeRequired,
+};
+
+/** The link's ending as 410, and a code still to enter (the gateway's check or document-store's) as 403. */
+export const answeringEnded = async (work: () => Promise<OperationResult>): Promise<OperationResult> => {
   try {
     return await work();
   } catch (err) {
+    if (
+      err instanceof EnvelopeCodeRequiredError ||
+      (err instanceof ServiceError && err.code === 'permission_denied')
+    ) {
+      return {
+        status: 403,
+        json: { error: CODE_REQUIRED_MESSAGE, codeRequired: true },
+        headers: { 'Cache-Control': 'no-store' },
+      };
+    }
     if (err instanceof EnvelopeLinkEndedError) {
       return {
         status: 410,
@@ -146,6 +172,10 @@ export const ZEnvelopeRecipientView = named(
     embedOrigins: z.array(z.string()).optional().meta({
       description:
         "An embedded link's only: the origins allowed to frame the page, the only ones it posts its events to",
+    }),
+    codeRequired: z.boolean().meta({
+      description:
+        'The recipient must enter the one-time code emailed to them (POST /envelope/api/verify-code) before the document is shown or anything is done',
     }),
   }),
 );
@@ -244,6 +274,7 @@ export const getEnvelopeRecipientOperation = defineOperation({
             fields: recipient.fields,
           },
           others: link.others,
+          codeRequired: link.codeRequired,
           ...(link.embedded
             ? { embedOrigins: [...(await deps.envelopes.embedOrigins(link.accountId))] }
             : {}),
@@ -264,11 +295,16 @@ export const getEnvelopeLinkDocumentOperation = defineOperation({
   auth: 'none',
   dashboard: true,
   request: { headers: ZTokenHeaders },
-  responses: { 200: { description: 'The PDF', binary: 'application/pdf' }, 410: ENDED_RESPONSE },
+  responses: {
+    200: { description: 'The PDF', binary: 'application/pdf' },
+    403: CODE_REQUIRED_RESPONSE,
+    410: ENDED_RESPONSE,
+  },
   errors: ['not_found', 'unavailable', 'internal'],
   handle: ({ headers }, deps) =>
     answeringEnded(async () => {
       const link = await findActingLink(deps.envelopes, tokenOf(headers).hash);
+      requireCodeVerified(link);
       const size = (await deps.envelopes.statObject(link.objectKey))?.size;
       if (size === undefined) throw new ServiceError('not_found', 'The document is no longer available.');
       return {
@@ -295,13 +331,14 @@ export const recordEnvelopeViewOperation = defineOperation({
   request: { headers: ZTokenHeaders },
   responses: {
     200: { description: 'Recorded', json: z.object({ viewedAt: ZIsoTimestamp }) },
+    403: CODE_REQUIRED_RESPONSE,
     410: ENDED_RESPONSE,
   },
   errors: ['not_found', 'conflict', 'unavailable', 'internal'],
   handle: ({ headers, client }, deps) =>
     answeringEnded(async () => {
       const tokenHash = tokenOf(headers).hash;
-      await findActingLink(deps.envelopes, tokenHash);
+      requireCodeVerified(await findActingLink(deps.envelopes, tokenHash));
       const viewed = await deps.envelopes.recordView({
         tokenHash,
         ipAddress: client.ip,
@@ -390,7 +427,11 @@ export const signEnvelopeThroughLinkOperation = defineOperation({
       values: { '2': 'Lisbon' },
     },
   },
-  responses: { 200: { description: 'Signed', json: ZActed }, 410: ENDED_RESPONSE },
+  responses: {
+    200: { description: 'Signed', json: ZActed },
+    403: CODE_REQUIRED_RESPONSE,
+    410: ENDED_RESPONSE,
+  },
   errors: ['invalid_argument', 'not_found', 'conflict', 'unavailable', 'internal'],
   handle: ({ headers, body, client }, deps) =>
     answeringEnded(async () => {
@@ -426,7 +467,11 @@ export const approveEnvelopeThroughLinkOperation = defineOperation({
   dashboard: true,
   originCheck: 'ifSent',
   request: { headers: ZTokenHeaders },
-  responses: { 200: { description: 'Approved', json: ZActed }, 410: ENDED_RESPONSE },
+  responses: {
+    200: { description: 'Approved', json: ZActed },
+    403: CODE_REQUIRED_RESPONSE,
+    410: ENDED_RESPONSE,
+  },
   errors: ['not_found', 'conflict', 'unavailable', 'internal'],
   handle: ({ headers, client }, deps) =>
     answeringEnded(async () => {
@@ -469,7 +514,11 @@ export const declineEnvelopeThroughLinkOperation = defineOperation({
     }),
     example: { reason: 'The start date is wrong: it should be 1 March.' },
   },
-  responses: { 200: { description: 'Declined', json: ZActed }, 410: ENDED_RESPONSE },
+  responses: {
+    200: { description: 'Declined', json: ZActed },
+    403: CODE_REQUIRED_RESPONSE,
+    410: ENDED_RESPONSE,
+  },
   errors: ['invalid_argument', 'not_found', 'conflict', 'unavailable', 'internal'],
   handle: ({ headers, body, client }, deps) =>
     answeringEnded(async () => {

@@ -9,6 +9,7 @@ import {
   ZEnvelopeId,
   ZEnvelopeRecipientInput,
   ZEnvelopeStatus,
+  ZRecipientId,
   ZReminderSettings,
 } from '@esign/contracts';
 import { z } from 'zod';
@@ -104,6 +105,25 @@ export const ZEnvelopeIdParams = z.object({
     .max(100)
     .meta({ description: 'The envelope ID (env_…)', example: 'env_4f7Qm2XkT9bLw8RzNc3Ya6Ud' }),
 });
+
+export const ZEnvelopeRecipientParams = ZEnvelopeIdParams.extend({
+  recipientId: z
+    .string()
+    .max(100)
+    .meta({ description: 'The recipient ID (rcp_…)', example: 'rcp_8sKd2LmQ4xTz7VbN1cRw9YeP' }),
+});
+
+/** Who takes a recipient's place (`POST …/recipients/{recipientId}/replace`). */
+export const ZReplaceRecipientRequest = named(
+  'ReplaceRecipientRequest',
+  "The person who takes the recipient's place: they keep the recipient's role, group and fields.",
+  z.object({
+    name: ZEnvelopeRecipientInput.shape.name.meta({ description: "The new person's name" }),
+    email: ZEnvelopeRecipientInput.shape.email.meta({ description: "The new person's email address" }),
+  }),
+);
+
+export const isRecipientId = (id: string): boolean => ZRecipientId.safeParse(id).success;
 
 export const ZEnvelopeListQuery = z.object({
   status: ZEnvelopeStatus.optional().meta({ description: 'Only envelopes in this status' }),

@@ -13,8 +13,11 @@ import {
   ZEnvelopeIdParams,
   ZEnvelopeList,
   ZEnvelopeListQuery,
+  ZEnvelopeRecipientParams,
   ZPublicEnvelope,
+  ZReplaceRecipientRequest,
   isEnvelopeId,
+  isRecipientId,
 } from './envelopes.schemas';
 import { planLimitedFile } from './sign-fields';
 
@@ -22,6 +25,11 @@ const TAG = 'Envelopes';
 
 const knownEnvelopeId = (id: string): string => {
   if (!isEnvelopeId(id)) throw new ServiceError('not_found', `No envelope ${id.slice(0, 40)}`);
+  return id;
+};
+
+const knownRecipientId = (id: string): string => {
+  if (!isRecipientId(id)) throw new ServiceError('not_found', `No recipient ${id.slice(0, 40)}`);
   return id;
 };
 
@@ -145,6 +153,66 @@ export const cancelEnvelopeOperation = defineOperation({
       knownEnvelopeId(params.envelopeId),
     );
     deps.logger.info('envelope canceled', { envelopeId: envelope.envelopeId });
+    return { status: 200, json: envelope };
+  },
+});
+
+export const resendEnvelopeRecipientOperation = defineOperation({
+  id: 'resendEnvelopeRecipient',
+  method: 'post',
+  path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/resend',
+  tag: TAG,
+  summary: "Email a recipient's link again",
+  description:
+    "Sends the recipient a new email with a new link; their earlier links stop working (404). Only for a signer or approver whose group's turn has come, who has not acted, and who is emailed (not embedded), while the envelope is pending: 409 otherwise. An unknown envelope or recipient, or another account's, answers 404. Answers the envelope.",
+  auth: 'apiKey',
+  idempotency: 'replay',
+  request: { params: ZEnvelopeRecipientParams },
+  responses: { 200: { description: 'The email is on its way', json: ZPublicEnvelope } },
+  errors: ['not_found', 'conflict', 'unavailable', 'internal'],
+  async handle({ params, caller }, deps) {
+    const { replayed: _replayed, ...envelope } = await deps.envelopes.resendRecipient(
+      caller.accountId,
+      knownEnvelopeId(params.envelopeId),
+      knownRecipientId(params.recipientId),
+    );
+    deps.logger.info('envelope recipient resent', {
+      envelopeId: envelope.envelopeId,
+      recipientId: params.recipientId,
+    });
+    return { status: 200, json: envelope };
+  },
+});
+
+export const replaceEnvelopeRecipientOperation = defineOperation({
+  id: 'replaceEnvelopeRecipient',
+  method: 'post',
+  path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/replace',
+  tag: TAG,
+  summary: 'Put another person in the place of a recipient who has not acted',
+  description:
+    "The new person keeps the recipient's ID, role, group and fields. The replaced person's links stop working at once (404). If the recipient's turn has come, the new person is emailed a link at once; otherwise they are asked when their group's turn comes. The envelope keeps both: `replaces` on the recipient, the audit log and the certificate of completion name the replaced person. 409 when the recipient has already signed, approved or declined, or the envelope is no longer pending; 400 when another recipient of the same group has that email. An unknown envelope or recipient, or another account's, answers 404.",
+  auth: 'apiKey',
+  idempotency: 'replay',
+  request: {
+    params: ZEnvelopeRecipientParams,
+    json: ZReplaceRecipientRequest,
+    example: { name: 'Grace Hopper', email: 'grace@example.com' },
+  },
+  responses: { 200: { description: 'Replaced', json: ZPublicEnvelope } },
+  errors: ['invalid_argument', 'not_found', 'conflict', 'unavailable', 'internal'],
+  async handle({ params, body, caller }, deps) {
+    const { replayed: _replayed, ...envelope } = await deps.envelopes.replaceRecipient({
+      accountId: caller.accountId,
+      envelopeId: knownEnvelopeId(params.envelopeId),
+      recipientId: knownRecipientId(params.recipientId),
+      name: body.name,
+      email: body.email,
+    });
+    deps.logger.info('envelope recipient replaced', {
+      envelopeId: envelope.envelopeId,
+      recipientId: params.recipientId,
+    });
     return { status: 200, json: envelope };
   },
 });

@@ -27,6 +27,8 @@ import {
   getEnvelopeDocumentOperation,
   getEnvelopeOperation,
   listEnvelopesOperation,
+  replaceEnvelopeRecipientOperation,
+  resendEnvelopeRecipientOperation,
 } from './envelopes';
 import {
   approveEnvelopeThroughLinkOperation,
@@ -42,6 +44,7 @@ import {
   getEmbedOriginsOperation,
   setEmbedOriginsOperation,
 } from './envelope-embed';
+import { requestEnvelopeCodeOperation, verifyEnvelopeCodeOperation } from './envelope-code-page';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
 import { listSentRequestsOperation } from './dashboard';
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from './keys';
@@ -105,6 +108,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listEnvelopesOperation,
   getEnvelopeOperation,
   cancelEnvelopeOperation,
+  resendEnvelopeRecipientOperation,
+  replaceEnvelopeRecipientOperation,
   getEnvelopeDocumentOperation,
   createSigningUrlOperation,
   getEmbedOriginsOperation.apiKey,
@@ -116,6 +121,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   signEnvelopeThroughLinkOperation,
   approveEnvelopeThroughLinkOperation,
   declineEnvelopeThroughLinkOperation,
+  verifyEnvelopeCodeOperation,
+  requestEnvelopeCodeOperation,
   listDocumentsOperation.session,
   getDocumentOperation.session,
   downloadDocumentOperation.session,

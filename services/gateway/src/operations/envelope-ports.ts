@@ -16,6 +16,10 @@ import {
   EnvelopeRecordRevision,
   EnvelopeRecordView,
   EnvelopeRelease,
+  EnvelopeRequestCode,
+  EnvelopeVerifyCode,
+  EnvelopeReplaceRecipient,
+  EnvelopeResendRecipient,
   PdfInspect,
   PdfMarkIncomplete,
   PdfSignRevision,
@@ -42,6 +46,10 @@ export type TRecordViewRequest = z.infer<typeof EnvelopeRecordView.request>;
 export type TRecordedView = z.infer<typeof EnvelopeRecordView.reply>;
 export type TAttachLinkRequest = z.input<typeof EnvelopeAttachLink.request>;
 export type TAttachedLink = z.infer<typeof EnvelopeAttachLink.reply>;
+export type TVerifyCodeRequest = z.infer<typeof EnvelopeVerifyCode.request>;
+export type TCodeVerification = z.infer<typeof EnvelopeVerifyCode.reply>;
+export type TCodeRequested = z.infer<typeof EnvelopeRequestCode.reply>;
+export type TReplaceRecipient = z.infer<typeof EnvelopeReplaceRecipient.request>;
 
 /**
  * What envelopes need from the world, as plain functions: document-store's envelopes, the signer
@@ -55,6 +63,8 @@ export interface EnvelopePorts {
   get(accountId: string, envelopeId: string): Promise<TEnvelope>;
   list(request: TEnvelopeListRequest): Promise<TEnvelopeList>;
   cancel(accountId: string, envelopeId: string): Promise<TEnvelope>;
+  resendRecipient(accountId: string, envelopeId: string, recipientId: string): Promise<TEnvelope>;
+  replaceRecipient(request: TReplaceRecipient): Promise<TEnvelope>;
   document(accountId: string, envelopeId: string): Promise<TEnvelopeDocument>;
   markIncomplete(
     sourceKey: string,
@@ -67,6 +77,10 @@ export interface EnvelopePorts {
   /** The origins allowed to frame the account's embedded signing pages (the key service's). */
   embedOrigins(accountId: string): Promise<readonly string[]>;
   recordView(view: TRecordViewRequest): Promise<TRecordedView>;
+  /** A `requireEmailCode` recipient's one-time code (`envelope.verify-code`). */
+  verifyCode(request: TVerifyCodeRequest): Promise<TCodeVerification>;
+  /** A new one-time code emailed (`envelope.request-code`). */
+  requestCode(tokenHash: string): Promise<TCodeRequested>;
   claim(tokenHash: string): Promise<TEnvelopeClaim>;
   release(tokenHash: string): Promise<void>;
   signRevision(request: TSignRevision, timeoutMs: number): Promise<TSignedRevision>;
@@ -100,6 +114,9 @@ export const createEnvelopePorts = (deps: {
   get: (accountId, envelopeId) => deps.bus.request(EnvelopeGet, { accountId, envelopeId }),
   list: (request) => deps.bus.request(EnvelopeList, request),
   cancel: (accountId, envelopeId) => deps.bus.request(EnvelopeCancel, { accountId, envelopeId }),
+  resendRecipient: (accountId, envelopeId, recipientId) =>
+    deps.bus.request(EnvelopeResendRecipient, { accountId, envelopeId, recipientId }),
+  replaceRecipient: (request) => deps.bus.request(EnvelopeReplaceRecipient, request),
   document: (accountId, envelopeId) => deps.bus.request(EnvelopeDocument, { accountId, envelopeId }),
   markIncomplete: (sourceKey, targetKey, note) =>
     deps.bus.request(PdfMarkIncomplete, { sourceKey, targetKey, note }, { timeoutMs: deps.signTimeoutMs }),
@@ -107,6 +124,8 @@ export const createEnvelopePorts = (deps: {
   attachLink: (request) => deps.bus.request(EnvelopeAttachLink, request),
   embedOrigins: async (accountId) => (await deps.bus.request(AccountEmbedOriginsGet, { accountId })).origins,
   recordView: (view) => deps.bus.request(EnvelopeRecordView, view),
+  verifyCode: (request) => deps.bus.request(EnvelopeVerifyCode, request),
+  requestCode: (tokenHash) => deps.bus.request(EnvelopeRequestCode, { tokenHash }),
   claim: (tokenHash) => deps.bus.request(EnvelopeClaim, { tokenHash }),
   release: async (tokenHash) => void (await deps.bus.request(EnvelopeRelease, { tokenHash })),
   signRevision: (request, timeoutMs) => deps.bus.request(PdfSignRevision, request, { timeoutMs }),

@@ -113,6 +113,21 @@ describe('checkEnvelope (every rule against the document at once, the fault name
     expect(cc?.message).toContain('only signers and approvers can be embedded');
   });
 
+  it('accepts an email code for signers and approvers, not for people in copy (they open no link)', () => {
+    expect(
+      faultOf([
+        recipient({ fields: [signature], requireEmailCode: true }),
+        recipient({ email: 'bo@example.com', role: 'approver', requireEmailCode: true }),
+      ]),
+    ).toBeUndefined();
+    expect(
+      faultOf([
+        recipient({ fields: [signature] }),
+        recipient({ email: 'cy@example.com', role: 'cc', requireEmailCode: true }),
+      ]),
+    ).toMatchObject({ field: 'recipients[1].requireEmailCode' });
+  });
+
   it('gives default heights: a third of the width for signatures, a square checkbox, one line of text', () => {
     expect(fieldHeightPercent({ ...signature, type: 'signature', required: true }, A4)).toBeCloseTo(
       ((0.3 * 595) / 3 / 842) * 100,

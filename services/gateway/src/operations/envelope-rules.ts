@@ -34,8 +34,7 @@ const refuse = (field: string, message: string): never => {
  * Every rule of an envelope's recipients and fields checked against the document at once, the first
  * fault named the way the client wrote it (`recipients[1].fields[0].page`): pages and boxes inside
  * them, at most 200 fields, a signature field for every signer and fields for signers only, distinct
- * emails within a group, someone who acts, embedded recipients who act. Email codes are refused until
- * they are built (docs/envelopes.md).
+ * emails within a group, someone who acts, embedded recipients and email codes for those who act.
  */
 export const checkEnvelope = (
   recipients: readonly TEnvelopeRecipientInput[],
@@ -48,7 +47,9 @@ export const checkEnvelope = (
     const at = `recipients[${i}]`;
     if (recipient.embedded && recipient.role === 'cc')
       refuse(`${at}.embedded`, 'a cc recipient acts on nothing: only signers and approvers can be embedded');
-    if (recipient.requireEmailCode) refuse(`${at}.requireEmailCode`, 'email codes are not available yet');
+    if (recipient.requireEmailCode && recipient.role === 'cc') {
+      refuse(`${at}.requireEmailCode`, 'people in copy open no link: they need no code');
+    }
     const group = emailsByGroup.get(recipient.order) ?? new Map<string, number>();
     emailsByGroup.set(recipient.order, group);
     const email = recipient.email.toLowerCase();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError, type TActionReply, type TEnvelopeField, type TSignature } from '@esign/contracts';
 import type { EnvelopePorts, TEnvelopeLink } from './envelope-ports';
+import { requireCodeVerified } from './envelope-code';
 import { OutcomeUnknownError } from './sending-ports';
 
 /** Why a link of an envelope no longer does anything (answered 410 with these words). */
@@ -149,6 +150,7 @@ export const signEnvelopeStep = async (
 ): Promise<TActionReply> => {
   const { tokenHash } = input;
   const link = await findActingLink(ports, tokenHash);
+  requireCodeVerified(link);
   if (link.recipient.role !== 'signer') {
     throw new ServiceError('conflict', 'You are asked to approve this document, not to sign it.');
   }
@@ -239,6 +241,7 @@ export const approveEnvelopeStep = async (
   input: { tokenHash: string; ipAddress: string; userAgent: string },
 ): Promise<TActionReply> => {
   const link = await findActingLink(ports, input.tokenHash);
+  requireCodeVerified(link);
   if (link.recipient.role !== 'approver') {
     throw new ServiceError('conflict', 'You are asked to sign this document: approving is for approvers.');
   }
@@ -251,6 +254,6 @@ export const declineEnvelopeStep = async (
   ports: EnvelopePorts,
   input: { tokenHash: string; reason: string; ipAddress: string; userAgent: string },
 ): Promise<TActionReply> => {
-  await findActingLink(ports, input.tokenHash);
+  requireCodeVerified(await findActingLink(ports, input.tokenHash));
   return ports.decline(input).catch((err: unknown) => explainConflict(ports, input.tokenHash, err));
 };

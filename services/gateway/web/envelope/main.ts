@@ -16,6 +16,7 @@ import { byId, h } from '../shared/dom';
 import { answerOf, ApiError, createApiClient } from '../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, type SignaturePad } from '../shared/signature-pad';
+import { enterEmailCode } from './code-step';
 import { connectParent, tellParent } from './embed';
 
 // The view as the gateway answers it (the SDK's types, generated from the OpenAPI document).
@@ -518,6 +519,16 @@ const start = async () => {
   view = envelope;
   connectParent(envelope.embedOrigins);
   showHeader(envelope);
+  // A recipient asked for an email code enters it before anything of the document is fetched.
+  if (envelope.codeRequired) {
+    const unlocked = await enterEmailCode({
+      client,
+      before: documentView,
+      email: envelope.recipient.email,
+      ended: endedBy,
+    });
+    if (!unlocked) return;
+  }
   statusLine.textContent = 'Loading the document…';
   try {
     const bytes = await answerOf(client.GET('/envelope/api/document', { parseAs: 'arrayBuffer' }));

@@ -1,4 +1,5 @@
 import type { TSkip } from './deliver-email';
+import { generateEmailCode } from './email-code';
 import { issueLink } from './issue-link';
 
 /** `envelope.attach-link` as the mailer uses it (a bus request in production; never `embedded`). */
@@ -7,19 +8,42 @@ export type AttachEnvelopeLink = (request: {
   eventId: string;
   tokenHash: string;
   mode: 'replace' | 'add';
-}) => Promise<{ expiresAt: string }>;
+  codeHash?: string;
+}) => Promise<{ expiresAt: string; codeExpiresAt?: string | undefined }>;
+
+/** A link's one-time code, for its own email (held in memory only). */
+export interface TIssuedCode {
+  readonly code: string;
+  readonly expiresAt: string;
+}
 
 /**
  * Make an envelope recipient's link (`/e/<token>`) for one email: only the token's SHA-256 goes to
- * document-store (`envelope.attach-link`). A recipient who can no longer act (the envelope ended, they
- * acted, it is not their group's turn) or is unknown is a skip, not a failure.
+ * document-store (`envelope.attach-link`). With `withCode` (a `requireEmailCode` recipient) a one-time
+ * code is made too and attached as its hash; the code is answered for its own email. A recipient who
+ * can no longer act (the envelope ended, they acted, it is not their group's turn) or is unknown is a
+ * skip, not a failure.
  */
-export const issueEnvelopeLink = (
+export const issueEnvelopeLink = async (
   deps: { attachEnvelopeLink: AttachEnvelopeLink; publicBaseUrl: string },
-  input: { recipientId: string; eventId: string; mode: 'replace' | 'add' },
-): Promise<{ url: string; expiresAt: string } | TSkip> =>
-  issueLink({
+  input: { recipientId: string; eventId: string; mode: 'replace' | 'add'; withCode?: boolean },
+): Promise<{ url: string; expiresAt: string; code?: TIssuedCode } | TSkip> => {
+  const { withCode, ...request } = input;
+  let code: TIssuedCode | undefined;
+  const link = await issueLink({
     publicBaseUrl: deps.publicBaseUrl,
     path: 'e',
-    attach: (tokenHash) => deps.attachEnvelopeLink({ ...input, tokenHash }),
+    attach: async (tokenHash) => {
+      const made = withCode ? generateEmailCode(tokenHash) : undefined;
+      const attached = await deps.attachEnvelopeLink({
+        ...request,
+        tokenHash,
+        ...(made ? { codeHash: made.codeHash } : {}),
+      });
+      if (made && attached.codeExpiresAt) code = { code: made.code, expiresAt: attached.codeExpiresAt };
+      return attached;
+    },
   });
+  if ('skip' in link) return link;
+  return code ? { ...link, code } : link;
+};

@@ -60,6 +60,29 @@ export const renderEnvelopeTurn = (input: {
   ]);
 };
 
+/**
+ * A `requireEmailCode` recipient's one-time code, in an email of its own: no link (the link is in the
+ * turn's email), a subject of its own, nothing of the sender's message.
+ */
+export const renderEnvelopeCode = (input: {
+  event: { subject: string; senderEmail: string; fileName: string; recipient: TEventRecipient };
+  code: string;
+  expiresAt: string;
+}): TRenderedEmail =>
+  layout(oneLine(`Your code for ${input.event.subject}`), [
+    { p: `Hello ${oneLine(input.event.recipient.name)},` },
+    {
+      p: `Your one-time code to open ${file(input.event.fileName)}, sent by ${input.event.senderEmail}, is:`,
+    },
+    { p: input.code },
+    {
+      p:
+        `Enter it on the page the link in our other email opens. It works once, until ` +
+        `${formatUtc(input.expiresAt)}. On that page you can ask for a new code.`,
+    },
+    { p: 'Never share this code. If you did not open a document from us, ignore this email.' },
+  ]);
+
 /** The completed document, to the sender or to one recipient (signer, approver or in copy). */
 export const renderEnvelopeCompleted = (input: {
   event: TEnvelopeCompletedEvent;

@@ -1,7 +1,14 @@
 import { EnvelopeRecipientApproved, type EnvelopeApprove, type TActionReply } from '@esign/contracts';
 import type { z } from 'zod';
 import { inTransaction } from '../../db/signing-repository';
-import { envelopeEvent, eventRecipient, findByLink, requireCanAct, type EnvelopeDeps } from './envelope-deps';
+import {
+  envelopeEvent,
+  eventRecipient,
+  findByLink,
+  requireCanAct,
+  requireCodeVerified,
+  type EnvelopeDeps,
+} from './envelope-deps';
 import { finishAct } from './finish-act';
 
 /** `envelope.approve`: an approver approves (`conflict` for anyone else); as a revision without a document. */
@@ -13,6 +20,7 @@ export const approveEnvelope = async (
   return inTransaction(deps.pool, async (client) => {
     const target = await findByLink(client, request.tokenHash, now, { lock: true });
     requireCanAct(target, now, ['approver']);
+    requireCodeVerified(target);
     const { envelope } = target.aggregate;
     const { recipient } = target;
     return finishAct(client, {

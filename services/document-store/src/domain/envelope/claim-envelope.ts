@@ -2,7 +2,7 @@ import { ServiceError, type EnvelopeClaim, type EnvelopeRelease } from '@esign/c
 import type { z } from 'zod';
 import { updateEnvelope } from '../../db/envelope-repository';
 import { inTransaction } from '../../db/signing-repository';
-import { findByLink, requireCanAct, type EnvelopeDeps } from './envelope-deps';
+import { findByLink, requireCanAct, requireCodeVerified, type EnvelopeDeps } from './envelope-deps';
 
 /** What a caller told `busy` waits before trying again. */
 export const BUSY_RETRY_MS = 200;
@@ -19,8 +19,9 @@ export const claimEnvelope = async (
 ): Promise<z.infer<(typeof EnvelopeClaim)['reply']>> => {
   const now = deps.now();
   return inTransaction(deps.pool, async (client) => {
-    const { aggregate, recipient } = await findByLink(client, request.tokenHash, now, { lock: true });
+    const { aggregate, recipient, link } = await findByLink(client, request.tokenHash, now, { lock: true });
     requireCanAct({ aggregate, recipient }, now, ['signer']);
+    requireCodeVerified({ link, recipient });
     const { envelope } = aggregate;
     const held =
       envelope.claimRecipientId !== null && (envelope.claimedUntil?.getTime() ?? 0) > now.getTime();

@@ -2,7 +2,14 @@ import { EnvelopeDeclined, type EnvelopeDecline, type TActionReply } from '@esig
 import type { z } from 'zod';
 import { appendStory, revokeLinks, updateEnvelope, updateRecipient } from '../../db/envelope-repository';
 import { inTransaction, insertOutbox } from '../../db/signing-repository';
-import { envelopeEvent, eventRecipient, findByLink, requireCanAct, type EnvelopeDeps } from './envelope-deps';
+import {
+  envelopeEvent,
+  eventRecipient,
+  findByLink,
+  requireCanAct,
+  requireCodeVerified,
+  type EnvelopeDeps,
+} from './envelope-deps';
 
 /**
  * `envelope.decline`: a signer or approver declines with a reason: the envelope is `declined`, every
@@ -17,6 +24,7 @@ export const declineEnvelope = async (
   return inTransaction(deps.pool, async (client) => {
     const target = await findByLink(client, request.tokenHash, now, { lock: true });
     requireCanAct(target, now, ['signer', 'approver']);
+    requireCodeVerified(target);
     const { envelope, recipients } = target.aggregate;
     const { recipient } = target;
     await updateRecipient(client, recipient.id, {

@@ -35,7 +35,7 @@ export const effectiveStatus = (e: TEnvelopeRow, now: Date): TEnvelopeStatus =>
 /** Roles that act (people in copy never do). */
 export const acts = (r: Pick<TRecipientRow, 'role'>): boolean => r.role === 'signer' || r.role === 'approver';
 
-const hasActed = (r: TRecipientRow): boolean =>
+export const hasActed = (r: TRecipientRow): boolean =>
   r.status === 'signed' || r.status === 'approved' || r.status === 'declined';
 
 /** The group acting now: the lowest order with a signer or approver who has not acted; null when none is left. */
@@ -63,6 +63,11 @@ export const toRecipientView = (r: TRecipientRow): TEnvelopeRecipient => ({
   viewedAt: iso(r.viewedAt),
   actedAt: iso(r.actedAt),
   declineReason: r.declineReason,
+  replaces: (r.replaces ?? []).map((p) => ({
+    name: p.name,
+    email: p.email,
+    replacedAt: p.replacedAt.toISOString(),
+  })),
 });
 
 /** The group acting now as the sender sees it: none once the envelope ended or is being completed. */
@@ -153,6 +158,7 @@ export const openTurn = async (
           recipient: eventRecipient(r),
           reason: 'turn',
           expiresAt: envelope.expiresAt.toISOString(),
+          requireEmailCode: r.requireEmailCode,
         }),
       );
     }
@@ -196,9 +202,12 @@ export const findByLink = async (
   const link = await findLiveLink(client, tokenHash, now);
   if (!link) throw notFound('envelope link');
   const aggregate = await findEnvelope(client, { envelopeId: link.envelopeId }, options);
+  // Under the envelope's lock, read the link again: a change that held the lock meanwhile may have
+  // revoked or deleted it (a replaced person's act must not land on the new person's place).
+  const current = options.lock ? await findLiveLink(client, tokenHash, now) : link;
   const recipient = aggregate?.recipients.find((r) => r.id === link.recipientId);
-  if (!aggregate || !recipient) throw notFound('envelope link');
-  return { link, aggregate, recipient };
+  if (!aggregate || !recipient || !current) throw notFound('envelope link');
+  return { link: current, aggregate, recipient };
 };
 
 /**
@@ -224,5 +233,19 @@ export const requireCanAct = (
   }
   if (actingOrder(aggregate.recipients) !== recipient.orderGroup) {
     throw new ServiceError('conflict', "the recipient's turn has not come", 'status');
+  }
+};
+
+/**
+ * Whether a link still needs its one-time code: a `requireEmailCode` recipient's emailed link until its
+ * code is verified (an embedded link is opened by the sender's site and needs none).
+ */
+export const codeRequired = (link: TEnvelopeLinkRow, recipient: TRecipientRow): boolean =>
+  recipient.requireEmailCode && link.mode !== 'embedded' && link.codeVerifiedAt === null;
+
+/** `permission_denied` while the link still needs its one-time code (`envelope.verify-code`). */
+export const requireCodeVerified = (target: Pick<TLinkTarget, 'link' | 'recipient'>): void => {
+  if (codeRequired(target.link, target.recipient)) {
+    throw new ServiceError('permission_denied', 'enter the one-time code emailed to you first', 'code');
   }
 };

@@ -3,6 +3,7 @@ import {
   DocumentSigned,
   EnvelopeCompleted,
   type PdfCompleteEnvelope,
+  ZRecipientStatus,
   type TCertificateRecipient,
 } from '@esign/contracts';
 import type { z } from 'zod';
@@ -31,7 +32,7 @@ export interface FinalizeDeps extends EnvelopeDeps {
 }
 
 /** Story entries the certificate of completion lists per recipient. */
-const CERTIFICATE_EVENTS = new Set(['notified', 'viewed', 'signed', 'approved', 'declined']);
+const CERTIFICATE_EVENTS = new Set(['notified', 'code-verified', 'viewed', 'signed', 'approved', 'declined']);
 
 /** A story entry as an audit log entry (`envelope.<event>` for the envelope's own entries). */
 const toDraft = (e: TEnvelopeStoryEntry): TAuditEntryDraft => ({
@@ -40,25 +41,64 @@ const toDraft = (e: TEnvelopeStoryEntry): TAuditEntryDraft => ({
   details: e.details,
 });
 
+type TCertificateEvent = TCertificateRecipient['events'][number];
+
+const detail = (e: TEnvelopeStoryEntry, key: string): string => String(e.details[key] ?? '');
+
+/**
+ * The certificate's rows of one recipient's place: each person the sender replaced there (with the
+ * status they had reached and their events, ending with `replaced` naming who took their place), then
+ * the person there now, whose events start with `replaced` naming whom they replaced.
+ */
+const certificateRowsOf = (
+  r: TEnvelopeAggregate['recipients'][number],
+  story: readonly TEnvelopeStoryEntry[],
+): TCertificateRecipient[] => {
+  const rows: TCertificateRecipient[] = [];
+  let events: TCertificateEvent[] = [];
+  for (const e of story) {
+    if (e.recipientId !== r.id) continue;
+    const at = e.at.toISOString();
+    if (e.event === 'replaced') {
+      const status = ZRecipientStatus.safeParse(e.details.replacedStatus);
+      rows.push({
+        name: detail(e, 'replacedName'),
+        email: detail(e, 'replacedEmail'),
+        role: r.role,
+        order: r.orderGroup,
+        status: status.success ? status.data : 'waiting',
+        events: [
+          ...events,
+          {
+            event: 'replaced',
+            at,
+            ipAddress: null,
+            userAgent: null,
+            note: `Replaced by ${detail(e, 'name')} <${detail(e, 'email')}>`,
+          },
+        ],
+      });
+      events = [
+        {
+          event: 'replaced',
+          at,
+          ipAddress: null,
+          userAgent: null,
+          note: `In place of ${detail(e, 'replacedName')} <${detail(e, 'replacedEmail')}>`,
+        },
+      ];
+    } else if (CERTIFICATE_EVENTS.has(e.event)) {
+      events.push({ event: e.event, at, ipAddress: e.ipAddress, userAgent: e.userAgent });
+    }
+  }
+  rows.push({ name: r.name, email: r.email, role: r.role, order: r.orderGroup, status: r.status, events });
+  return rows;
+};
+
 const certificateRecipients = (
   aggregate: TEnvelopeAggregate,
   story: readonly TEnvelopeStoryEntry[],
-): TCertificateRecipient[] =>
-  aggregate.recipients.map((r) => ({
-    name: r.name,
-    email: r.email,
-    role: r.role,
-    order: r.orderGroup,
-    status: r.status,
-    events: story
-      .filter((e) => e.recipientId === r.id && CERTIFICATE_EVENTS.has(e.event))
-      .map((e) => ({
-        event: e.event,
-        at: e.at.toISOString(),
-        ipAddress: e.ipAddress,
-        userAgent: e.userAgent,
-      })),
-  }));
+): TCertificateRecipient[] => aggregate.recipients.flatMap((r) => certificateRowsOf(r, story));
 
 /**
  * Complete an envelope whose signers and approvers have all acted (`events.envelope.finalize-due`):

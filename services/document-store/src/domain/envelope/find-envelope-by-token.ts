@@ -1,6 +1,12 @@
 import type { EnvelopeFindByToken } from '@esign/contracts';
 import type { z } from 'zod';
-import { effectiveStatus, findByLink, toRecipientView, type EnvelopeDeps } from './envelope-deps';
+import {
+  codeRequired,
+  effectiveStatus,
+  findByLink,
+  toRecipientView,
+  type EnvelopeDeps,
+} from './envelope-deps';
 
 /**
  * `envelope.find-by-token`: what the signing page needs, by the SHA-256 of a link's token. An ended
@@ -14,6 +20,8 @@ export const findEnvelopeByToken = async (
   const now = deps.now();
   const { aggregate, recipient, link } = await findByLink(deps.pool, request.tokenHash, now, { lock: false });
   const { envelope } = aggregate;
+  // The recipient's page never learns whom they replaced.
+  const { replaces: _replaces, ...view } = toRecipientView(recipient);
   return {
     envelopeId: envelope.id,
     auditId: envelope.auditId,
@@ -27,11 +35,12 @@ export const findEnvelopeByToken = async (
     expiresAt: envelope.expiresAt.toISOString(),
     objectKey: envelope.headKey,
     revision: envelope.revision,
-    recipient: toRecipientView(recipient),
+    recipient: view,
     others: aggregate.recipients
       .filter((r) => r.id !== recipient.id)
       .map((r) => ({ name: r.name, role: r.role, order: r.orderGroup, status: r.status })),
     embedded: link.mode === 'embedded',
     ...(link.mode === 'embedded' ? { linkUsedAt: link.usedAt?.toISOString() ?? null } : {}),
+    codeRequired: codeRequired(link, recipient),
   };
 };

@@ -6,7 +6,14 @@ import {
 } from '@esign/contracts';
 import type { z } from 'zod';
 import { inTransaction } from '../../db/signing-repository';
-import { envelopeEvent, eventRecipient, findByLink, requireCanAct, type EnvelopeDeps } from './envelope-deps';
+import {
+  envelopeEvent,
+  eventRecipient,
+  findByLink,
+  requireCanAct,
+  requireCodeVerified,
+  type EnvelopeDeps,
+} from './envelope-deps';
 import { finishAct } from './finish-act';
 
 /**
@@ -24,6 +31,7 @@ export const recordEnvelopeRevision = async (
   return inTransaction(deps.pool, async (client) => {
     const target = await findByLink(client, request.tokenHash, now, { lock: true });
     requireCanAct(target, now, ['signer']);
+    requireCodeVerified(target);
     const { envelope } = target.aggregate;
     const { recipient } = target;
     if (envelope.claimRecipientId !== recipient.id) {

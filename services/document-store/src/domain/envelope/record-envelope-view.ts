@@ -2,7 +2,14 @@ import { EnvelopeRecipientViewed, ServiceError, type EnvelopeRecordView } from '
 import type { z } from 'zod';
 import { appendStory, markLinkUsed, updateRecipient } from '../../db/envelope-repository';
 import { inTransaction, insertOutbox } from '../../db/signing-repository';
-import { envelopeEvent, eventRecipient, findByLink, requireCanAct, type EnvelopeDeps } from './envelope-deps';
+import {
+  envelopeEvent,
+  eventRecipient,
+  findByLink,
+  requireCanAct,
+  requireCodeVerified,
+  type EnvelopeDeps,
+} from './envelope-deps';
 
 /**
  * `envelope.record-view`: the recipient's page showed the document. Every view is in the story with IP
@@ -19,6 +26,7 @@ export const recordEnvelopeView = async (
   return inTransaction(deps.pool, async (client) => {
     const { aggregate, recipient, link } = await findByLink(client, request.tokenHash, now, { lock: true });
     requireCanAct({ aggregate, recipient }, now, ['signer', 'approver']);
+    requireCodeVerified({ link, recipient });
     if (link.mode === 'embedded') {
       if (link.usedAt) {
         throw new ServiceError(

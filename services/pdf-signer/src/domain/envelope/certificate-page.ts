@@ -151,6 +151,8 @@ export const addCertificatePages = (options: {
       ink('0 0 0 rg');
       draw(make.fixed(`${utc(event.at)}  ${event.event}`, true), 8.5, 1, 12);
       ink('0.3 0.3 0.3 rg');
+      // E.g. who replaced whom: names are the sender's text, so drawn as values (any script).
+      if (event.note) value(event.note, 8, 1, 12);
       value(`IP address: ${event.ipAddress ?? '(none)'}`, 8, 1, 12);
       value(`User agent: ${event.userAgent ?? '(none)'}`, 8, 4, 12);
     }
