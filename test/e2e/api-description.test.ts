@@ -659,6 +659,86 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
           }),
       },
     ],
+    setEmbedOrigins: [
+      {
+        name: 'an origin',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/account/embed-origins`,
+            jsonInit('PUT', { origins: ['https://app.example.com'] }, key),
+          ),
+      },
+      {
+        name: 'a path (400)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/account/embed-origins`,
+            jsonInit('PUT', { origins: ['https://app.example.com/embed'] }, key),
+          ),
+      },
+    ],
+    getEmbedOrigins: [
+      {
+        name: 'the account’s',
+        send: () => fetch(`${baseUrl}/api/v1/account/embed-origins`, { headers: key }),
+      },
+    ],
+    createSigningUrl: [
+      {
+        name: 'for an embedded signer',
+        send: async () => {
+          const form = signForm({
+            file: { bytes: pdf, name: 'embedded.pdf', type: 'application/pdf' },
+            fields: {
+              recipients: [
+                {
+                  name: 'Eve',
+                  email: 'eve@example.com',
+                  role: 'signer',
+                  order: 1,
+                  embedded: true,
+                  fields: [{ type: 'signature', page: 0, x: 10, y: 70, width: 30 }],
+                },
+              ],
+            },
+          });
+          const created = (await (
+            await fetch(`${baseUrl}/api/v1/envelopes`, { method: 'POST', headers: key, body: form })
+          ).json()) as { envelopeId: string; recipients: { recipientId: string }[] };
+          return fetch(
+            `${baseUrl}/api/v1/envelopes/${created.envelopeId}/recipients/${created.recipients[0]?.recipientId ?? ''}/signing-url`,
+            { method: 'POST', headers: key },
+          );
+        },
+      },
+      {
+        name: 'an unknown envelope (404)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/v1/envelopes/env_${'x'.repeat(24)}/recipients/rcp_${'x'.repeat(24)}/signing-url`,
+            {
+              method: 'POST',
+              headers: key,
+            },
+          ),
+      },
+    ],
+    setDashboardEmbedOrigins: [
+      {
+        name: 'an origin',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/account/embed-origins`,
+            jsonInit('PUT', { origins: ['https://shop.example.com'] }, dashboardHeaders(signedIn())),
+          ),
+      },
+    ],
+    getDashboardEmbedOrigins: [
+      {
+        name: 'the account’s',
+        send: () => fetch(`${baseUrl}/api/account/embed-origins`, { headers: { Cookie: signedIn().cookie } }),
+      },
+    ],
     deleteDashboardWebhook: [
       {
         name: 'the endpoint',

@@ -304,3 +304,74 @@ export const AccountPasswordSet = defineRequest(
   z.object({ email: ZAccountEmail, password: ZNewPassword }),
   z.object({ accountId: z.uuid(), sessionsEnded: z.number().int() }),
 );
+
+// ——— embedded signing: the origins allowed to frame the account's signing pages ———
+
+/** At most this many origins may frame an account's embedded signing pages. */
+export const MAX_EMBED_ORIGINS = 10;
+
+const LOOPBACK_HOST = /^(localhost|[a-z0-9-]+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * One origin allowed to frame the account's embedded signing pages, exactly as a browser names it:
+ * `https://host[:port]` (no path, query, fragment or credentials), `http://` only for a loopback host
+ * (`localhost`, `*.localhost`, `127.x.x.x`, `[::1]`). Stored as the browser serialises it (lower
+ * case, default port dropped), which is what `frame-ancestors`, `postMessage` and `event.origin` compare.
+ */
+export const ZEmbedOrigin = z
+  .string()
+  .max(300)
+  .transform((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${value.slice(0, 100)} is not an origin (https://host[:port])`,
+      });
+      return z.NEVER;
+    }
+    const bare =
+      url.username === '' &&
+      url.password === '' &&
+      url.search === '' &&
+      url.hash === '' &&
+      url.pathname === '/' &&
+      !/[?#]$/.test(value);
+    if (!bare || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${value.slice(0, 100)} is not an origin: https://host[:port], without a path`,
+      });
+      return z.NEVER;
+    }
+    if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${url.origin}: http is allowed for localhost only; use https`,
+      });
+      return z.NEVER;
+    }
+    return url.origin;
+  });
+
+/** The account's embed origins, distinct, at most `MAX_EMBED_ORIGINS` (an empty list turns embedding off). */
+export const ZEmbedOrigins = z
+  .array(ZEmbedOrigin)
+  .max(MAX_EMBED_ORIGINS, `at most ${MAX_EMBED_ORIGINS} origins`)
+  .transform((origins) => [...new Set(origins)]);
+
+/** The origins allowed to frame the account's embedded signing pages (empty: none). Errors: `not_found`. */
+export const AccountEmbedOriginsGet = defineRequest(
+  'key.get-embed-origins',
+  z.object({ accountId: z.uuid() }),
+  z.object({ accountId: z.uuid(), origins: z.array(z.string()) }),
+);
+
+/** Replace the origins allowed to frame the account's embedded signing pages. Errors: `not_found`, `invalid_argument` (`origins`). */
+export const AccountEmbedOriginsSet = defineRequest(
+  'key.set-embed-origins',
+  z.object({ accountId: z.uuid(), origins: ZEmbedOrigins }),
+  z.object({ accountId: z.uuid(), origins: z.array(z.string()) }),
+);

@@ -372,8 +372,13 @@ export const EnvelopeFindByToken = defineRequest(
     revision: z.number().int().nonnegative(),
     recipient: ZEnvelopeRecipient,
     others: z.array(ZOtherRecipient),
-    /** Embedded links only: the origins allowed to frame the page. */
+    /** The link is an embedded signing URL's (`attach-link` mode `embedded`). */
     embedded: z.boolean(),
+    /**
+     * An embedded link's first view (`envelope.record-view`), which used it up: a page loaded again
+     * through it is refused. Null before; absent for other links.
+     */
+    linkUsedAt: ZIsoTimestamp.nullable().optional(),
     /**
      * The recipient must enter the one-time code emailed to them (`envelope.verify-code`) before this
      * link shows the document or acts: true for a `requireEmailCode` recipient's emailed link until its

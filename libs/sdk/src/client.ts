@@ -6,6 +6,7 @@ import { abortReason, parseRetryAfter, retryDelayMs, sleep } from './retry.js';
 import type {
   DocumentDetail,
   DocumentList,
+  EmbedOrigins,
   Envelope,
   EnvelopeFields,
   EnvelopeList,
@@ -27,6 +28,7 @@ import type {
   SigningStatus,
   SignFields,
   SignPosition,
+  SigningUrl,
   SuccessHeaderOf,
   TemplateList,
   CreateWebhookRequest,
@@ -458,6 +460,33 @@ export class EsignClient {
   /** Cancels a pending envelope (`POST /api/v1/envelopes/{envelopeId}/cancel`): its links stop working. */
   cancelEnvelope(envelopeId: string, options: RequestOptions = {}): Promise<Envelope> {
     return this.requestJson('cancelEnvelope', { params: { envelopeId } }, options);
+  }
+
+  /**
+   * A signing URL for an embedded recipient whose turn has come
+   * (`POST /api/v1/envelopes/{envelopeId}/recipients/{recipientId}/signing-url`): show it in an iframe
+   * of one of the account's embed origins (`<esign-signing url="…">`, `@esign/embed`). It opens once,
+   * within 5 minutes: ask for a new one for every page view.
+   */
+  createSigningUrl(
+    envelopeId: string,
+    recipientId: string,
+    options: RequestOptions = {},
+  ): Promise<SigningUrl> {
+    return this.requestJson('createSigningUrl', { params: { envelopeId, recipientId } }, options);
+  }
+
+  /** The origins allowed to frame the account's embedded signing pages (`GET /api/v1/account/embed-origins`). */
+  getEmbedOrigins(options: RequestOptions = {}): Promise<EmbedOrigins> {
+    return this.requestJson('getEmbedOrigins', {}, options);
+  }
+
+  /**
+   * Replaces the origins allowed to frame the account's embedded signing pages
+   * (`PUT /api/v1/account/embed-origins`): exact origins such as `https://app.example.com`, at most 10.
+   */
+  setEmbedOrigins(origins: readonly string[], options: RequestOptions = {}): Promise<EmbedOrigins> {
+    return this.requestJson('setEmbedOrigins', { json: { origins: [...origins] } }, options);
   }
 
   /**

@@ -41,6 +41,10 @@ export type SendResent = Schemas['SendResent'];
 export type Envelope = Schemas['Envelope'];
 /** A page of envelopes (`GET /api/v1/envelopes`). */
 export type EnvelopeList = Schemas['EnvelopeList'];
+/** A single-use URL of an embedded recipient's signing page, to show in an iframe (`<esign-signing>`). */
+export type SigningUrl = Schemas['SigningUrl'];
+/** The origins allowed to frame the account's embedded signing pages. */
+export type EmbedOrigins = Schemas['EmbedOrigins'];
 /** Who takes a recipient's place (`POST /api/v1/envelopes/{envelopeId}/recipients/{recipientId}/replace`). */
 export type ReplaceRecipientRequest = Schemas['ReplaceRecipientRequest'];
 /** An error body: `{ "error": "…" }`. */

@@ -34,6 +34,7 @@ describe('generated types', () => {
       'sendForSigning',
       'createEnvelope',
       'cancelEnvelope',
+      'createSigningUrl',
       'cancelSend',
       'resendSend',
       'createWebhook',
@@ -44,6 +45,7 @@ describe('generated types', () => {
       expect(OPERATIONS[id].idempotent, id).toBe(true);
     }
     expect(OPERATIONS.updateWebhook.idempotent).toBe(false);
+    expect(OPERATIONS.setEmbedOrigins.idempotent).toBe(false);
     expect(Object.values(OPERATIONS).filter((info) => info.method === 'GET' && info.idempotent)).toEqual([]);
   });
 });

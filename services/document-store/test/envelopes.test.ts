@@ -276,6 +276,7 @@ describe('turn order', () => {
     const bobLink = await linkOf(bob);
     const found = await bed.client.request(EnvelopeFindByToken, { tokenHash: bobLink });
     expect(found).toMatchObject({ revision: 1, envelopeStatus: 'pending', embedded: false });
+    expect(found.linkUsedAt).toBeUndefined();
     expect(found.objectKey).toMatch(/^revisions\//);
     expect(found.others).toEqual([{ name: 'Ann', role: 'signer', order: 1, status: 'signed' }]);
     // Ann acted: her link now opens a page that says so.
@@ -546,10 +547,17 @@ describe('links', () => {
       code: 'not_found',
     });
     const link = await linkOf(eve, 'embedded');
-    expect((await bed.client.request(EnvelopeFindByToken, { tokenHash: link })).embedded).toBe(true);
+    expect(await bed.client.request(EnvelopeFindByToken, { tokenHash: link })).toMatchObject({
+      embedded: true,
+      linkUsedAt: null,
+    });
     expect(await bed.client.request(EnvelopeRecordView, { tokenHash: link, ...act })).toMatchObject({
       firstView: true,
     });
+    // Used up by that view: the gateway refuses to load the page through it again.
+    expect((await bed.client.request(EnvelopeFindByToken, { tokenHash: link })).linkUsedAt).toBe(
+      clock.toISOString(),
+    );
     await expect(bed.client.request(EnvelopeRecordView, { tokenHash: link, ...act })).rejects.toMatchObject({
       code: 'conflict',
     });

@@ -24,6 +24,7 @@ import { createPasswordHasher } from './domain/password-hasher';
 import { createHandler } from './handlers/create';
 import { createAccountKeyHandler } from './handlers/create-account-key';
 import type { KeyServiceDeps } from './handlers/deps';
+import { getEmbedOriginsHandler, setEmbedOriginsHandler } from './handlers/embed-origins';
 import { getUsageHandler } from './handlers/get-usage';
 import { issueSignInTokenHandler } from './handlers/issue-sign-in-token';
 import { listAccountKeysHandler } from './handlers/list-account-keys';
@@ -109,6 +110,8 @@ export const startKeyService = (
         reserveDocumentHandler(deps),
         releaseDocumentHandler(deps),
         getUsageHandler(deps),
+        getEmbedOriginsHandler(deps),
+        setEmbedOriginsHandler(deps),
         setPlanHandler(deps),
         setPasswordHandler(deps),
       ],

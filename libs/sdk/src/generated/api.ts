@@ -790,6 +790,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/signing-url': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A signing URL for an embedded recipient
+     * @description For a recipient created with `embedded: true` (who gets no email), once their group's turn has come and while they have not acted: a URL of their signing page to show in an iframe on your site (one of the account's embed origins). It works once and must be opened within 5 minutes; ask for a new one for every page view (the new one replaces the earlier ones). The page tells its parent what happens with postMessage (`loaded`, `viewed`, `signed`, `approved`, `declined`, `error`). 409 when the recipient is not embedded, their turn has not come, they acted, the envelope ended, or the account registered no embed origin; 404 for an unknown envelope or recipient or another account's.
+     */
+    post: operations['createSigningUrl'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/embed-origins': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The origins allowed to frame signing pages
+     * @description The sites allowed to show the account's embedded signing pages in an iframe (the page's Content-Security-Policy frame-ancestors, and the only origins it posts its events to). Empty until set: signing URLs are refused (409) until then.
+     */
+    get: operations['getEmbedOrigins'];
+    /**
+     * Set the origins allowed to frame signing pages
+     * @description Replace the list of sites allowed to show the account's embedded signing pages in an iframe: exact origins (`https://app.example.com`, `https://app.example.com:8443`; `http://` only for localhost), at most 10; an empty list turns embedding off. A 400 names the first origin at fault. Pages already open keep the list they loaded with.
+     */
+    put: operations['setEmbedOrigins'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/e/{token}': {
     parameters: {
       query?: never;
@@ -799,7 +843,7 @@ export interface paths {
     };
     /**
      * The signing page of an envelope link
-     * @description The page a recipient of an envelope opens from their email. Opening it changes nothing. An unknown or replaced link answers 404; a link of an envelope that ended, or of a recipient who already acted, answers 410; each with a page that says so.
+     * @description The page a recipient of an envelope opens from their email, or an embedded recipient in a frame of the sender's site (a signing URL: then its Content-Security-Policy frame-ancestors lists the account's embed origins instead of 'none'). Opening it changes nothing. An unknown or replaced link answers 404; a link of an envelope that ended, or of a recipient who already acted, or a signing URL already opened once, answers 410; each with a page that says so.
      */
     get: operations['openEnvelopePage'];
     put?: never;
@@ -1196,6 +1240,30 @@ export interface paths {
      * @description Queues a new delivery of an earlier event of the account (its `eventId`, as in the delivery log or the payload) to this endpoint. The payload and the `webhook-id` are the event’s, so a receiver that de-duplicates on the id recognises it. 409 when the endpoint is disabled. The dashboard's form of the /api/v1/webhooks operation of the same name: the session cookie instead of an API key (changes need an Origin of this site and X-CSRF-Token), open to every plan.
      */
     post: operations['replayDashboardWebhookEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/account/embed-origins': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The origins allowed to frame signing pages
+     * @description The sites allowed to show the account's embedded signing pages in an iframe (the page's Content-Security-Policy frame-ancestors, and the only origins it posts its events to). Empty until set: signing URLs are refused (409) until then. The dashboard's form of the /api/v1/account/embed-origins operation: the session cookie instead of an API key (changes need an Origin of this site and X-CSRF-Token).
+     */
+    get: operations['getDashboardEmbedOrigins'];
+    /**
+     * Set the origins allowed to frame signing pages
+     * @description Replace the list of sites allowed to show the account's embedded signing pages in an iframe: exact origins (`https://app.example.com`, `https://app.example.com:8443`; `http://` only for localhost), at most 10; an empty list turns embedding off. A 400 names the first origin at fault. Pages already open keep the list they loaded with. The dashboard's form of the /api/v1/account/embed-origins operation: the session cookie instead of an API key (changes need an Origin of this site and X-CSRF-Token).
+     */
+    put: operations['setDashboardEmbedOrigins'];
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -3253,8 +3321,31 @@ export interface components {
         /** @enum {string} */
         status: 'waiting' | 'notified' | 'viewed' | 'signed' | 'approved' | 'declined';
       }[];
+      /** @description An embedded link's only: the origins allowed to frame the page, the only ones it posts its events to */
+      embedOrigins?: string[];
       /** @description The recipient must enter the one-time code emailed to them (POST /envelope/api/verify-code) before the document is shown or anything is done */
       codeRequired: boolean;
+    };
+    EmbedOrigins: {
+      /**
+       * @description At most 10 exact origins (https://host[:port]; http only for localhost), as browsers name them
+       * @example [
+       *       "https://app.example.com"
+       *     ]
+       */
+      origins: string[];
+    };
+    SigningUrl: {
+      /**
+       * @description The page to frame (`<esign-signing url="…">`). It opens once: the first load that shows the document uses it up.
+       * @example https://esign.example.com/e/3q2-7wQx…
+       */
+      url: string;
+      /**
+       * Format: date-time
+       * @description Open it before then (5 minutes); once open, the page works until the signer is done
+       */
+      expiresAt: string;
     };
     EnvelopeCodeRefused: {
       error: string;
@@ -7166,7 +7257,7 @@ export interface operations {
            * @description The PDF to sign; the type is taken from the content
            */
           file: string;
-          /** @description JSON array of {name, email, role: signer|approver|cc, order (1, 2, …: the same number acts in parallel, groups in ascending order), fields (a signer's: {type: signature|initials|date|name|email|text|checkbox, page, x, y, width, height?, required?, label?, value?})} */
+          /** @description JSON array of {name, email, role: signer|approver|cc, order (1, 2, …: the same number acts in parallel, groups in ascending order), embedded? (true: no email; the sender's site frames the page of POST …/recipients/{recipientId}/signing-url), fields (a signer's: {type: signature|initials|date|name|email|text|checkbox, page, x, y, width, height?, required?, label?, value?})} */
           recipients: {
             name: string;
             /** Format: email */
@@ -7795,6 +7886,290 @@ export interface operations {
       };
       /** @description No such resource for this account */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createSigningUrl: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+        /**
+         * @description The recipient ID (rcp_…)
+         * @example rcp_8Hk2LmQ9xZc4Vb7Nn1Tr5Ya3
+         */
+        recipientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signing URL */
+      201: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningUrl'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getEmbedOrigins: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The origins */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmbedOrigins'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  setEmbedOrigins: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "origins": [
+         *         "https://app.example.com"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description The whole list (it replaces the earlier one): at most 10 exact origins, https://host[:port] (http only for localhost, 127.x.x.x and [::1]), without a path */
+          origins: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The origins as stored */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmbedOrigins'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -10259,6 +10634,174 @@ export interface operations {
       };
       /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getDashboardEmbedOrigins: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The origins */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmbedOrigins'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  setDashboardEmbedOrigins: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "origins": [
+         *         "https://app.example.com"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description The whole list (it replaces the earlier one): at most 10 exact origins, https://host[:port] (http only for localhost, 127.x.x.x and [::1]), without a path */
+          origins: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The origins as stored */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmbedOrigins'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
         headers: {
           [name: string]: unknown;
         };

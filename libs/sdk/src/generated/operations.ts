@@ -259,6 +259,30 @@ export const OPERATIONS = {
     requestType: null,
     successType: 'application/pdf',
   },
+  createSigningUrl: {
+    method: 'POST',
+    path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/signing-url',
+    idempotent: true,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
+  getEmbedOrigins: {
+    method: 'GET',
+    path: '/api/v1/account/embed-origins',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
+  setEmbedOrigins: {
+    method: 'PUT',
+    path: '/api/v1/account/embed-origins',
+    idempotent: false,
+    security: 'apiKey',
+    requestType: 'application/json',
+    successType: 'application/json',
+  },
 } as const satisfies Partial<Record<keyof operations, OperationInfo>>;
 
 /** An operationId of the API. */

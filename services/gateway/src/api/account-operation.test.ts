@@ -45,6 +45,7 @@ const inputFrom = <C>(caller: C): OperationInput<C, None, None, None, unknown, n
   file: undefined,
   caller,
   client: { ip: '127.0.0.1', userAgent: 'test' },
+  origin: 'http://127.0.0.1',
   receivedAt: '2026-01-01T00:00:00.000Z',
   accepts: () => false,
 });

@@ -7,7 +7,7 @@ import { clientIp, userAgent } from '../http/client-info';
 import { receiveUpload, type ReceivedFile, type ReceivedUpload } from '../http/receive-upload';
 import { rateLimit } from '../http/rate-limit';
 import { countRequestBody, markRoute } from '../http/request-metrics';
-import { checkOrigin } from '../http/session';
+import { checkOrigin, ownOrigin } from '../http/session';
 import { requestFingerprint, type StoredAnswer } from './idempotency';
 import type { AnyOperation, CallerOf, OperationResult } from './operation';
 import { ZIdempotencyHeaders } from './public-schemas';
@@ -170,6 +170,7 @@ export const mountOperation = (app: Express, op: AnyOperation, deps: GatewayDeps
       file: file as ReceivedFile,
       caller,
       client: { ip: clientIp(req), userAgent: userAgent(req) },
+      origin: ownOrigin(req, deps),
       receivedAt,
       accepts: (types: readonly string[]) => req.accepts([...types]),
     });

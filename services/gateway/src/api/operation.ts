@@ -129,6 +129,8 @@ export interface OperationInput<C, Q, P, H, J, M extends z.ZodObject> {
   /** Who called, as the operation's auth established it. */
   readonly caller: C;
   readonly client: { readonly ip: string; readonly userAgent: string };
+  /** The origin this gateway is reached at: PUBLIC_BASE_URL's, or the request's own (links it hands out). */
+  readonly origin: string;
   /** When the request arrived (ISO 8601). */
   readonly receivedAt: string;
   /** Content negotiation: the first of `types` the client accepts. */

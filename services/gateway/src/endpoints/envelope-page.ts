@@ -18,7 +18,7 @@ import { named } from '../api/named';
 import { defineOperation, type OperationResult } from '../api/operation';
 import { escapeHtml } from '../http/html';
 import { isSigningToken, signingTokenHash } from '../http/signing-token';
-import { loadWebPage, WEB_CONTENT_SECURITY_POLICY } from '../http/web-pages';
+import { framedContentSecurityPolicy, loadWebPage, WEB_CONTENT_SECURITY_POLICY } from '../http/web-pages';
 import {
   ENVELOPE_ENDED_MESSAGES,
   EnvelopeLinkEndedError,
@@ -52,6 +52,15 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'no-referrer',
   'X-Robots-Tag': 'noindex, nofollow',
 };
+
+/** The page of an embedded link: framed by the account's embed origins only (frame-ancestors). */
+const framedPageHeaders = (origins: readonly string[]) => ({
+  ...PAGE_HEADERS,
+  'Content-Security-Policy': framedContentSecurityPolicy(origins),
+});
+
+const USED_EMBEDDED_LINK_MESSAGE =
+  'This signing link was already opened: each one opens once. Reload the page that showed it to get a new one.';
 
 const ENDED_TITLES: Record<EnvelopeEnding, string> = {
   completed: 'Envelope complete',
@@ -160,6 +169,10 @@ export const ZEnvelopeRecipientView = named(
       fields: z.array(ZEnvelopeField),
     }),
     others: z.array(ZOtherRecipient),
+    embedOrigins: z.array(z.string()).optional().meta({
+      description:
+        "An embedded link's only: the origins allowed to frame the page, the only ones it posts its events to",
+    }),
     codeRequired: z.boolean().meta({
       description:
         'The recipient must enter the one-time code emailed to them (POST /envelope/api/verify-code) before the document is shown or anything is done',
@@ -174,7 +187,7 @@ export const openEnvelopePageOperation = defineOperation({
   tag: TAG,
   summary: 'The signing page of an envelope link',
   description:
-    'The page a recipient of an envelope opens from their email. Opening it changes nothing. An unknown or replaced link answers 404; a link of an envelope that ended, or of a recipient who already acted, answers 410; each with a page that says so.',
+    "The page a recipient of an envelope opens from their email, or an embedded recipient in a frame of the sender's site (a signing URL: then its Content-Security-Policy frame-ancestors lists the account's embed origins instead of 'none'). Opening it changes nothing. An unknown or replaced link answers 404; a link of an envelope that ended, or of a recipient who already acted, or a signing URL already opened once, answers 410; each with a page that says so.",
   auth: 'none',
   dashboard: true,
   request: { params: z.object({ token: z.string().meta({ description: 'The token of the link' }) }) },
@@ -198,19 +211,26 @@ export const openEnvelopePageOperation = defineOperation({
       },
     );
     if (!link) return notValid;
+    // An embedded link's page (and what it says when refused) may be framed by the account's origins.
+    const headers = link.embedded
+      ? framedPageHeaders(await deps.envelopes.embedOrigins(link.accountId))
+      : PAGE_HEADERS;
     const ending = endingOf(link);
     if (ending) {
       return {
         status: 410,
         html: messagePage(ENDED_TITLES[ending], ENVELOPE_ENDED_MESSAGES[ending]),
-        headers: PAGE_HEADERS,
+        headers,
       };
+    }
+    if (link.embedded && link.linkUsedAt) {
+      return { status: 410, html: messagePage('Link already used', USED_EMBEDDED_LINK_MESSAGE), headers };
     }
     const html = loadWebPage('envelope');
     if (html === undefined) {
       throw new ServiceError('unavailable', 'The envelope signing page is not built: run `pnpm build:web`.');
     }
-    return { status: 200, html, headers: PAGE_HEADERS };
+    return { status: 200, html, headers };
   },
 });
 
@@ -255,6 +275,9 @@ export const getEnvelopeRecipientOperation = defineOperation({
           },
           others: link.others,
           codeRequired: link.codeRequired,
+          ...(link.embedded
+            ? { embedOrigins: [...(await deps.envelopes.embedOrigins(link.accountId))] }
+            : {}),
         },
         headers: { 'Cache-Control': 'no-store' },
       };

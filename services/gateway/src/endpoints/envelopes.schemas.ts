@@ -41,7 +41,7 @@ export const ZEnvelopeFields = z.object({
       .max(MAX_ENVELOPE_RECIPIENTS, `recipients may name at most ${MAX_ENVELOPE_RECIPIENTS} recipients`),
   ).meta({
     description:
-      "JSON array of {name, email, role: signer|approver|cc, order (1, 2, …: the same number acts in parallel, groups in ascending order), fields (a signer's: {type: signature|initials|date|name|email|text|checkbox, page, x, y, width, height?, required?, label?, value?})}",
+      "JSON array of {name, email, role: signer|approver|cc, order (1, 2, …: the same number acts in parallel, groups in ascending order), embedded? (true: no email; the sender's site frames the page of POST …/recipients/{recipientId}/signing-url), fields (a signer's: {type: signature|initials|date|name|email|text|checkbox, page, x, y, width, height?, required?, label?, value?})}",
   }),
   subject: z
     .string()

@@ -39,6 +39,11 @@ import {
   recordEnvelopeViewOperation,
   signEnvelopeThroughLinkOperation,
 } from './envelope-page';
+import {
+  createSigningUrlOperation,
+  getEmbedOriginsOperation,
+  setEmbedOriginsOperation,
+} from './envelope-embed';
 import { requestEnvelopeCodeOperation, verifyEnvelopeCodeOperation } from './envelope-code-page';
 import { generateTemplateOperation, listTemplatesOperation } from './templates';
 import { listSentRequestsOperation } from './dashboard';
@@ -106,6 +111,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   resendEnvelopeRecipientOperation,
   replaceEnvelopeRecipientOperation,
   getEnvelopeDocumentOperation,
+  createSigningUrlOperation,
+  getEmbedOriginsOperation.apiKey,
+  setEmbedOriginsOperation.apiKey,
   openEnvelopePageOperation,
   getEnvelopeRecipientOperation,
   getEnvelopeLinkDocumentOperation,
@@ -129,4 +137,6 @@ export const OPERATIONS: readonly AnyOperation[] = [
   sendTestWebhookOperation.session,
   replayWebhookEventOperation.session,
   deleteWebhookOperation.session,
+  getEmbedOriginsOperation.session,
+  setEmbedOriginsOperation.session,
 ];

@@ -10,7 +10,7 @@ export const WEB_DIST_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..
  * Content Security Policy of every page: this origin only. pdf.js runs a worker from /web/ and
  * draws into canvases; inline styles are allowed for the positioning of overlays, inline scripts are not.
  */
-export const WEB_CONTENT_SECURITY_POLICY = [
+const POLICY_WITHOUT_FRAMING = [
   "default-src 'self'",
   "img-src 'self' data: blob:",
   "style-src 'self' 'unsafe-inline'",
@@ -21,8 +21,17 @@ export const WEB_CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+];
+export const WEB_CONTENT_SECURITY_POLICY = [...POLICY_WITHOUT_FRAMING, "frame-ancestors 'none'"].join('; ');
+
+/**
+ * The same policy for a page that the given origins may frame (an embedded signing page: the account's
+ * embed origins, exact origins as the key service stores them); no origin: no framing at all.
+ */
+export const framedContentSecurityPolicy = (origins: readonly string[]): string =>
+  origins.length === 0
+    ? WEB_CONTENT_SECURITY_POLICY
+    : [...POLICY_WITHOUT_FRAMING, `frame-ancestors ${origins.join(' ')}`].join('; ');
 
 /** Serves the bundles under /web/ (file names carry a content hash: cached for a year). */
 export const mountWebAssets = (app: Express): void => {

@@ -2,7 +2,9 @@ import type { Readable } from 'node:stream';
 import type { BlobStore } from '@esign/blob';
 import { RequestTimeoutError, type Bus } from '@esign/bus';
 import {
+  AccountEmbedOriginsGet,
   EnvelopeApprove,
+  EnvelopeAttachLink,
   EnvelopeCancel,
   EnvelopeClaim,
   EnvelopeCreate,
@@ -42,6 +44,8 @@ export type TActRequest = z.infer<typeof EnvelopeApprove.request>;
 export type TDeclineRequest = z.infer<typeof EnvelopeDecline.request>;
 export type TRecordViewRequest = z.infer<typeof EnvelopeRecordView.request>;
 export type TRecordedView = z.infer<typeof EnvelopeRecordView.reply>;
+export type TAttachLinkRequest = z.input<typeof EnvelopeAttachLink.request>;
+export type TAttachedLink = z.infer<typeof EnvelopeAttachLink.reply>;
 export type TVerifyCodeRequest = z.infer<typeof EnvelopeVerifyCode.request>;
 export type TCodeVerification = z.infer<typeof EnvelopeVerifyCode.reply>;
 export type TCodeRequested = z.infer<typeof EnvelopeRequestCode.reply>;
@@ -68,6 +72,10 @@ export interface EnvelopePorts {
     note: string,
   ): Promise<{ objectKey: string; size: number }>;
   findByToken(tokenHash: string): Promise<TEnvelopeLink>;
+  /** Attach a link's token hash to a recipient whose turn has come (`conflict` otherwise). */
+  attachLink(request: TAttachLinkRequest): Promise<TAttachedLink>;
+  /** The origins allowed to frame the account's embedded signing pages (the key service's). */
+  embedOrigins(accountId: string): Promise<readonly string[]>;
   recordView(view: TRecordViewRequest): Promise<TRecordedView>;
   /** A `requireEmailCode` recipient's one-time code (`envelope.verify-code`). */
   verifyCode(request: TVerifyCodeRequest): Promise<TCodeVerification>;
@@ -113,6 +121,8 @@ export const createEnvelopePorts = (deps: {
   markIncomplete: (sourceKey, targetKey, note) =>
     deps.bus.request(PdfMarkIncomplete, { sourceKey, targetKey, note }, { timeoutMs: deps.signTimeoutMs }),
   findByToken: (tokenHash) => deps.bus.request(EnvelopeFindByToken, { tokenHash }),
+  attachLink: (request) => deps.bus.request(EnvelopeAttachLink, request),
+  embedOrigins: async (accountId) => (await deps.bus.request(AccountEmbedOriginsGet, { accountId })).origins,
   recordView: (view) => deps.bus.request(EnvelopeRecordView, view),
   verifyCode: (request) => deps.bus.request(EnvelopeVerifyCode, request),
   requestCode: (tokenHash) => deps.bus.request(EnvelopeRequestCode, { tokenHash }),

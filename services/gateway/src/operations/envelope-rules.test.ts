@@ -94,15 +94,23 @@ describe('checkEnvelope (every rule against the document at once, the fault name
     ).toBeUndefined();
   });
 
-  it('wants someone who acts, at most 200 fields, and refuses what is not built yet', () => {
+  it('wants someone who acts and at most 200 fields', () => {
     expect(faultOf([recipient({ role: 'cc' })])?.field).toBe('recipients');
     const many = Array.from({ length: 5 }, (_, i) =>
       recipient({ email: `s${i}@example.com`, fields: Array.from({ length: 41 }, () => signature) }),
     );
     expect(faultOf(many)?.message).toBe('recipients: at most 200 fields in all (205 given)');
-    expect(faultOf([recipient({ fields: [signature], embedded: true })])?.field).toBe(
-      'recipients[0].embedded',
-    );
+  });
+
+  it('takes embedded signers and approvers, and refuses an embedded cc recipient', () => {
+    expect(faultOf([recipient({ fields: [signature], embedded: true })])).toBeUndefined();
+    expect(faultOf([recipient({ role: 'approver', embedded: true })])).toBeUndefined();
+    const cc = faultOf([
+      recipient({ fields: [signature] }),
+      recipient({ role: 'cc', email: 'c@example.com', embedded: true }),
+    ]);
+    expect(cc?.field).toBe('recipients[1].embedded');
+    expect(cc?.message).toContain('only signers and approvers can be embedded');
   });
 
   it('accepts an email code for signers and approvers, not for people in copy (they open no link)', () => {

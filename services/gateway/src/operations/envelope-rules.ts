@@ -34,8 +34,7 @@ const refuse = (field: string, message: string): never => {
  * Every rule of an envelope's recipients and fields checked against the document at once, the first
  * fault named the way the client wrote it (`recipients[1].fields[0].page`): pages and boxes inside
  * them, at most 200 fields, a signature field for every signer and fields for signers only, distinct
- * emails within a group, someone who acts. Embedded recipients and email codes are refused until they
- * are built (docs/envelopes.md).
+ * emails within a group, someone who acts, embedded recipients and email codes for those who act.
  */
 export const checkEnvelope = (
   recipients: readonly TEnvelopeRecipientInput[],
@@ -46,7 +45,8 @@ export const checkEnvelope = (
   const emailsByGroup = new Map<number, Map<string, number>>();
   recipients.forEach((recipient, i) => {
     const at = `recipients[${i}]`;
-    if (recipient.embedded) refuse(`${at}.embedded`, 'embedded signing is not available yet');
+    if (recipient.embedded && recipient.role === 'cc')
+      refuse(`${at}.embedded`, 'a cc recipient acts on nothing: only signers and approvers can be embedded');
     if (recipient.requireEmailCode && recipient.role === 'cc') {
       refuse(`${at}.requireEmailCode`, 'people in copy open no link: they need no code');
     }

@@ -17,6 +17,7 @@ import { answerOf, ApiError, createApiClient } from '../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, type SignaturePad } from '../shared/signature-pad';
 import { enterEmailCode } from './code-step';
+import { connectParent, tellParent } from './embed';
 
 // The view as the gateway answers it (the SDK's types, generated from the OpenAPI document).
 type RecipientView = components['schemas']['EnvelopeRecipientView'];
@@ -100,11 +101,14 @@ const endedStatusOf = (body: unknown): LinkEnded['status'] | undefined =>
 const endedBy = (err: unknown): boolean => {
   if (!(err instanceof ApiError)) return false;
   if (err.status === 410) {
-    finish(ENDED_HEADINGS[endedStatusOf(err.body) ?? 'expired'], err.message);
+    const status = endedStatusOf(err.body) ?? 'expired';
+    finish(ENDED_HEADINGS[status], err.message);
+    tellParent('error', { status, message: err.message });
     return true;
   }
   if (err.status === 404) {
     finish('Link not valid', err.message);
+    tellParent('error', { status: 'not_found', message: err.message });
     return true;
   }
   return false;
@@ -369,7 +373,10 @@ finishButton.addEventListener('click', () => {
   void answerOf(
     client.POST('/envelope/api/sign', { body: { signature, ...(initials ? { initials } : {}), values } }),
   )
-    .then((signed) => finish('Signed', afterActing(signed.completing, 'signed'), true))
+    .then((signed) => {
+      tellParent('signed', { envelopeStatus: signed.envelopeStatus, completing: signed.completing });
+      finish('Signed', afterActing(signed.completing, 'signed'), true);
+    })
     .catch((err: unknown) => {
       statusLine.textContent = '';
       if (endedBy(err)) return;
@@ -383,7 +390,10 @@ approveButton.addEventListener('click', () => {
   show(approveError, '');
   setBusy(true);
   void answerOf(client.POST('/envelope/api/approve'))
-    .then((approved) => finish('Approved', afterActing(approved.completing, 'approved'), true))
+    .then((approved) => {
+      tellParent('approved', { envelopeStatus: approved.envelopeStatus, completing: approved.completing });
+      finish('Approved', afterActing(approved.completing, 'approved'), true);
+    })
     .catch((err: unknown) => {
       if (endedBy(err)) return;
       show(approveError, messageOf(err));
@@ -412,12 +422,13 @@ declineForm.addEventListener('submit', (event) => {
   show(declineError, '');
   setBusy(true);
   void answerOf(client.POST('/envelope/api/decline', { body: { reason } }))
-    .then(() =>
+    .then(() => {
+      tellParent('declined');
       finish(
         'Declined',
         'You declined. The envelope has ended: the sender and those who already acted have been told, with your reason.',
-      ),
-    )
+      );
+    })
     .catch((err: unknown) => {
       if (endedBy(err)) return;
       show(declineError, messageOf(err));
@@ -506,6 +517,7 @@ const start = async () => {
     return;
   }
   view = envelope;
+  connectParent(envelope.embedOrigins);
   showHeader(envelope);
   // A recipient asked for an email code enters it before anything of the document is fetched.
   if (envelope.codeRequired) {
@@ -526,7 +538,10 @@ const start = async () => {
     statusLine.textContent = `The document has ${pdf.pageCount} page${pdf.pageCount === 1 ? '' : 's'}.`;
   } catch (err) {
     statusLine.textContent = '';
-    if (!endedBy(err)) show(errorBox, messageOf(err));
+    if (!endedBy(err)) {
+      show(errorBox, messageOf(err));
+      tellParent('error', { message: messageOf(err) });
+    }
     return;
   }
   const { role } = envelope.recipient;
@@ -536,10 +551,16 @@ const start = async () => {
     approverPart.hidden = false;
   }
   if (role !== 'cc') panel.hidden = false;
+  tellParent('loaded', { role });
   // Every page is on screen: now (and only now) the view is recorded, once.
-  await answerOf(client.POST('/envelope/api/view')).catch((err: unknown) => {
-    endedBy(err);
-  });
+  await answerOf(client.POST('/envelope/api/view'))
+    .then(({ viewedAt }) => tellParent('viewed', { viewedAt }))
+    .catch((err: unknown) => {
+      if (endedBy(err) || !envelope.embedOrigins) return;
+      // A signing URL opens once: another page already opened this one.
+      finish('Link already used', messageOf(err));
+      tellParent('error', { status: 'used', message: messageOf(err) });
+    });
 };
 
 void start();

@@ -35,6 +35,10 @@ export interface AccountRepository {
     month: string,
   ): Promise<{ accountId: string; previousPlan: TPlan } | undefined>;
   markEmailVerified(accountId: string, now: Date): Promise<void>;
+  /** The origins allowed to frame the account's embedded signing pages; undefined for an unknown account. */
+  findEmbedOrigins(accountId: string): Promise<readonly string[] | undefined>;
+  /** Replace them; false when the account is unknown. */
+  setEmbedOrigins(accountId: string, origins: readonly string[]): Promise<boolean>;
   /**
    * Count one sign-in attempt for an email (by its hash) in a fixed window that starts at the first
    * attempt; a window older than `windowMs` starts again. Returns the attempts in the current window and
@@ -144,6 +148,23 @@ export const createAccountRepository = (db: KeyDatabase): AccountRepository => (
       .update(accounts)
       .set({ emailVerifiedAt: sql`coalesce(${accounts.emailVerifiedAt}, ${now.toISOString()}::timestamptz)` })
       .where(eq(accounts.id, accountId));
+  },
+
+  async findEmbedOrigins(accountId) {
+    const [row] = await db
+      .select({ origins: accounts.embedOrigins })
+      .from(accounts)
+      .where(eq(accounts.id, accountId));
+    return row?.origins;
+  },
+
+  async setEmbedOrigins(accountId, origins) {
+    const updated = await db
+      .update(accounts)
+      .set({ embedOrigins: [...origins] })
+      .where(eq(accounts.id, accountId))
+      .returning({ id: accounts.id });
+    return updated.length === 1;
   },
 
   async countSignInAttempt({ emailHash, now, windowMs }) {

@@ -34,6 +34,14 @@ export const accounts = keySchema.table(
     passwordChangedAt: at('password_changed_at'),
     /** First time a sign-in link sent to the address was used. */
     emailVerifiedAt: at('email_verified_at'),
+    /**
+     * Origins (`https://host[:port]`) allowed to frame the account's embedded signing pages, as
+     * browsers serialise them; empty: embedded signing is off.
+     */
+    embedOrigins: text('embed_origins')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
   },
   (t) => [
     check('accounts_plan_check', sql`${t.plan} in ('free', 'pro', 'business')`),

@@ -40,6 +40,7 @@ export const findEnvelopeByToken = async (
       .filter((r) => r.id !== recipient.id)
       .map((r) => ({ name: r.name, role: r.role, order: r.orderGroup, status: r.status })),
     embedded: link.mode === 'embedded',
+    ...(link.mode === 'embedded' ? { linkUsedAt: link.usedAt?.toISOString() ?? null } : {}),
     codeRequired: codeRequired(link, recipient),
   };
 };
