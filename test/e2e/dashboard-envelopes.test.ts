@@ -87,10 +87,17 @@ const shoot = async (page: Page, name: string): Promise<void> => {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 };
 const expectNoSideScroll = async (page: Page): Promise<void> => {
-  const { scroll, width } = await page.evaluate<{ scroll: number; width: number }>(
-    '({ scroll: document.documentElement.scrollWidth, width: window.innerWidth })',
+  const { scroll, width, wide } = await page.evaluate<{ scroll: number; width: number; wide: string[] }>(
+    `({
+      scroll: document.documentElement.scrollWidth,
+      width: window.innerWidth,
+      wide: [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .slice(0, 5)
+        .map((el) => el.tagName + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right)),
+    })`,
   );
-  expect(scroll, 'page width').toBeLessThanOrEqual(width);
+  expect(scroll, `page width (wider: ${wide.join(', ')})`).toBeLessThanOrEqual(width);
 };
 
 const openSignedIn = async (viewport = DESKTOP, expectedStatuses: number[] = []) => {
@@ -141,7 +148,13 @@ const dragOnto = async (
   fx: number,
   fy: number,
 ): Promise<{ cx: number; cy: number }> => {
-  const layer = await boxOf(page.locator('figure.pdf-page[data-page="0"] .pdf-layer'));
+  const pageLayer = page.locator('figure.pdf-page[data-page="0"] .pdf-layer');
+  // Scrolled so that the drop point is low on the screen (the palette stays at the top: sticky).
+  const before = await boxOf(pageLayer);
+  await page.evaluate(
+    `window.scrollBy(0, ${Math.round(before.y + before.height * fy - DESKTOP.height * 0.7)})`,
+  );
+  const layer = await boxOf(pageLayer);
   const from = await boxOf(item);
   const to = { x: layer.x + layer.width * fx, y: layer.y + layer.height * fy };
   expect(to.y, 'the drop point is on screen').toBeLessThan(DESKTOP.height);
@@ -287,10 +300,10 @@ describe('envelopes in the dashboard', () => {
     expect(await row.getByLabel('Group 2: 0 of 1 done, waiting').count()).toBe(1);
     const lines = row.locator('.recipient-lines li');
     expect(await lines.nth(0).textContent()).toMatch(
-      /^Ada Signer · Signer · group 1 · Notified Notified \d{4}-/,
+      /^Ada Signer · Signer · group 1 · Notified \d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
     );
     expect(await lines.nth(1).textContent()).toBe(
-      'Bob Second · Signer · group 2 · Waiting Their turn has not come',
+      'Bob Second · Signer · group 2 · Waiting their turn has not come',
     );
     // The status filter: only pending ones, then none canceled.
     await page.getByLabel('Status').selectOption('canceled');

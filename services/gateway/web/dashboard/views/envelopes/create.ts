@@ -223,6 +223,7 @@ export const renderNewEnvelope = (context: ViewContext): void => {
       { class: 'card', 'aria-labelledby': 'env-fields-title' },
       h('h2', { id: 'env-fields-title' }, "3. Signers' fields"),
       editor.element,
+      editor.palette,
       preview,
     ),
     status,

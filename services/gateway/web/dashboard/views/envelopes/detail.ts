@@ -158,7 +158,7 @@ export const renderEnvelope = async (context: ViewContext): Promise<void> => {
         {
           href: envelopeDocumentUrl(envelope.envelopeId),
           download: '',
-          class: 'button',
+          class: 'button wrap',
           'data-testid': 'envelope-download',
         },
         complete ? 'Download completed document' : 'Download copy (marked NOT COMPLETE)',

@@ -66,8 +66,10 @@ const floor2 = (value: number): number => Math.floor(value * 100 + 1e-6) / 100;
 const pct = (value: number): string => `${Math.round(value * 10) / 10}%`;
 
 export interface FieldEditor {
-  /** The palette, the signer choice and the selected field's options. */
+  /** The signer and page choice, the help and the selected field's options. */
   readonly element: HTMLElement;
+  /** The palette: put it right before the pages, in the same parent (it sticks to the top). */
+  readonly palette: HTMLElement;
   /** The document's pages were drawn (or removed: `[]`); every field is dropped. */
   setPages(pages: PdfPageView[]): void;
   /** The signers changed (added, renamed, removed, role changed): their fields follow. */
@@ -106,11 +108,18 @@ export const createFieldEditor = (): FieldEditor => {
       label,
     ),
   );
+  const paletteFor = h('span', { class: 'palette-for', 'aria-hidden': 'true' });
   const palette = h(
     'div',
     { class: 'palette', role: 'group', 'aria-label': 'Fields to place' },
     ...paletteButtons,
+    paletteFor,
   );
+  const showSigner = (): void => {
+    const signer = signers.find((s) => s.key === Number(signerSelect.value));
+    paletteFor.textContent = signer ? `for ${signer.name || `Signer ${signer.index + 1}`}` : '';
+  };
+  signerSelect.addEventListener('change', showSigner);
 
   // The selected field's options.
   const requiredBox = h('input', { type: 'checkbox', name: 'fieldRequired' });
@@ -133,7 +142,6 @@ export const createFieldEditor = (): FieldEditor => {
     'div',
     { class: 'field-editor' },
     h('div', { class: 'grid' }, field('Fields for', signerSelect), field('Add to page', pageSelect)),
-    palette,
     help,
     options,
     announce,
@@ -416,6 +424,7 @@ export const createFieldEditor = (): FieldEditor => {
 
   return {
     element,
+    palette,
     setPages(next) {
       for (const f of fields) f.box.remove();
       fields = [];
@@ -442,6 +451,7 @@ export const createFieldEditor = (): FieldEditor => {
         const who = f.box.querySelector('.env-field-who');
         if (who) who.textContent = signerOf(f)?.name ?? '';
       }
+      showSigner();
       refreshControls();
     },
     fieldsOf(signer) {

@@ -32,10 +32,9 @@ export const statusBadge = (status: EnvelopeStatus): HTMLElement =>
 
 /** The recipient's latest moment: when they acted, else viewed, else were notified. */
 export const latestTime = (recipient: EnvelopeRecipient): string => {
-  if (recipient.actedAt) return `${RECIPIENT_STATUS_TEXT[recipient.status]} ${formatTime(recipient.actedAt)}`;
-  if (recipient.viewedAt) return `Viewed ${formatTime(recipient.viewedAt)}`;
-  if (recipient.notifiedAt) return `Notified ${formatTime(recipient.notifiedAt)}`;
-  return recipient.role === 'cc' ? 'Gets the completed document' : 'Their turn has not come';
+  const at = recipient.actedAt ?? recipient.viewedAt ?? recipient.notifiedAt;
+  if (at) return formatTime(at);
+  return recipient.role === 'cc' ? 'gets the completed document' : 'their turn has not come';
 };
 
 const acts = (recipient: EnvelopeRecipient): boolean => recipient.role !== 'cc';
@@ -86,7 +85,7 @@ export const groupProgress = (envelope: Envelope): HTMLElement =>
           class: `group ${state}`,
           'aria-label': `Group ${order}: ${finished} of ${acting.length} done, ${words}`,
         },
-        h('span', { 'aria-hidden': 'true' }, `${mark} ${order}`),
+        h('span', { 'aria-hidden': 'true' }, `${mark} Group ${order}`),
         h('span', { 'aria-hidden': 'true', class: 'group-count' }, `${finished}/${acting.length}`),
       );
     }),
