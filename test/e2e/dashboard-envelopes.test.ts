@@ -36,6 +36,8 @@ interface Field {
 interface Envelope {
   envelopeId: string;
   status: string;
+  subject: string;
+  message: string | null;
   currentOrder: number | null;
   recipients: { name: string; email: string; role: string; order: number; status: string; fields: Field[] }[];
 }
@@ -205,6 +207,7 @@ describe('envelopes in the dashboard', () => {
     });
     await page.locator('figure.pdf-page[data-page="1"]').waitFor({ timeout: 20_000 });
     await page.getByLabel('Subject (optional)').fill('Please sign the agreement');
+    await page.getByLabel('Message to the recipients (optional)').fill('Hello,\nplease sign.');
 
     const rows = page.locator('.recipient-rows > li');
     await rows.nth(0).getByLabel('Name').fill('Ada Signer');
@@ -318,7 +321,13 @@ describe('envelopes in the dashboard', () => {
     const res = await fetch(`${baseUrl}/api/v1/envelopes/${envelopeId}`, { headers: auth(apiKey) });
     expect(res.status).toBe(200);
     const envelope = (await res.json()) as Envelope;
-    expect(envelope).toMatchObject({ status: 'pending', currentOrder: 1 });
+    expect(envelope).toMatchObject({
+      status: 'pending',
+      currentOrder: 1,
+      subject: 'Please sign the agreement',
+    });
+    // A textarea's line breaks: multipart/form-data sends them as CRLF (the HTML standard's encoding).
+    expect(envelope.message).toMatch(/^Hello,\r?\nplease sign\.$/);
     const [ada, bob] = envelope.recipients;
     expect(ada).toMatchObject({ name: 'Ada Signer', order: 1, role: 'signer', status: 'notified' });
     expect(bob).toMatchObject({ name: 'Bob Second', order: 2, role: 'signer', status: 'waiting' });
@@ -360,6 +369,38 @@ describe('envelopes in the dashboard', () => {
       await fetch(`${baseUrl}/api/v1/envelopes/${envelopeId}`, { headers: auth(apiKey) })
     ).json()) as Envelope;
     expect(after.status).toBe('canceled');
+
+    // Paging by the cursor: another envelope (sent with the key), one per page.
+    const form = new FormData();
+    form.set(
+      'recipients',
+      JSON.stringify([
+        {
+          name: 'Cy Third',
+          email: 'cy.envelope@example.com',
+          role: 'signer',
+          order: 1,
+          fields: [{ type: 'signature', page: 1, x: 10, y: 10, width: 30 }],
+        },
+      ]),
+    );
+    form.set('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'second.pdf');
+    const second = await fetch(`${baseUrl}/api/v1/envelopes`, {
+      method: 'POST',
+      headers: auth(apiKey),
+      body: form,
+    });
+    expect(second.status).toBe(201);
+    const secondId = ((await second.json()) as Envelope).envelopeId;
+    await page.goto(`${baseUrl}/dashboard#/envelopes?limit=1`);
+    const listed = page.locator('tr[data-envelope-id]');
+    await poll(() => listed.getAttribute('data-envelope-id')).toBe(secondId);
+    expect(await listed.count()).toBe(1);
+    await page.getByRole('link', { name: 'Older' }).click();
+    await poll(() => listed.getAttribute('data-envelope-id')).toBe(envelopeId);
+    expect(new URL(page.url()).hash).toMatch(/^#\/envelopes\?limit=1&cursor=/);
+    await page.getByRole('link', { name: 'Newest' }).click();
+    await poll(() => listed.getAttribute('data-envelope-id')).toBe(secondId);
 
     // 375 px: the list and the form (with the document drawn) never scroll sideways.
     await page.goto(`${baseUrl}/dashboard#/envelopes`);

@@ -101,7 +101,9 @@ export const renderEnvelope = async (context: ViewContext): Promise<void> => {
   const facts: [string, Node | string][] = [
     ['Status', statusBadge(envelope.status)],
     ['Subject', envelope.subject],
-    ...(envelope.message ? ([['Message', envelope.message]] as [string, string][]) : []),
+    ...(envelope.message
+      ? ([['Message', h('span', { class: 'message-text' }, envelope.message)]] as [string, Node][])
+      : []),
     ['Envelope ID', h('code', {}, envelope.envelopeId)],
     ['Audit ID', h('code', {}, envelope.auditId)],
     ['Pages', String(envelope.pageCount)],

@@ -40,6 +40,12 @@ export const renderEnvelopes = async (context: ViewContext): Promise<void> => {
   const requested = route.query.get('status');
   const status = isStatus(requested) ? requested : undefined;
   const cursor = route.query.get('cursor') ?? undefined;
+  const requestedLimit = Number(route.query.get('limit') ?? '20');
+  const limit =
+    Number.isInteger(requestedLimit) && requestedLimit >= 1 && requestedLimit <= 100 ? requestedLimit : 20;
+  /** The hash of this list with `status` and `limit` kept (the default limit left out). */
+  const hashWith = (query: { cursor?: string } = {}): string =>
+    hashOf('envelopes', { status, limit: limit === 20 ? undefined : limit, ...query });
 
   const statusSelect = h(
     'select',
@@ -49,15 +55,24 @@ export const renderEnvelopes = async (context: ViewContext): Promise<void> => {
       h('option', { value, selected: value === status }, ENVELOPE_STATUS_TEXT[value]),
     ),
   );
+  const limitSelect = h(
+    'select',
+    { name: 'limit' },
+    ...[...new Set([10, 20, 50, 100, limit])]
+      .sort((a, b) => a - b)
+      .map((size) => h('option', { value: size, selected: size === limit }, String(size))),
+  );
   const filters = h(
     'form',
     { class: 'card filters', role: 'search', 'aria-label': 'Filter envelopes' },
     field('Status', statusSelect),
+    field('Per page', limitSelect),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply')),
   );
   filters.addEventListener('submit', (event) => {
     event.preventDefault();
-    navigate(hashOf('envelopes', { status: statusSelect.value }));
+    const size = Number(limitSelect.value);
+    navigate(hashOf('envelopes', { status: statusSelect.value, limit: size === 20 ? undefined : size }));
   });
   const results = h('div', { 'aria-live': 'polite' });
   main.append(
@@ -74,12 +89,12 @@ export const renderEnvelopes = async (context: ViewContext): Promise<void> => {
 
   let list;
   try {
-    list = await answerOf(client.GET('/api/envelopes', { params: { query: { status, cursor, limit: 20 } } }));
+    list = await answerOf(client.GET('/api/envelopes', { params: { query: { status, cursor, limit } } }));
   } catch (err) {
     if (err instanceof ApiError && err.status === 400) {
       results.replaceChildren(
         message('error', err.message),
-        h('p', {}, h('a', { href: hashOf('envelopes', { status }) }, 'Back to the newest')),
+        h('p', {}, h('a', { href: hashWith() }, 'Back to the newest')),
       );
       return;
     }
@@ -88,7 +103,7 @@ export const renderEnvelopes = async (context: ViewContext): Promise<void> => {
   const pager = h(
     'nav',
     { class: 'pager', 'aria-label': 'Pages' },
-    cursor ? h('a', { href: hashOf('envelopes', { status }), class: 'button secondary' }, 'Newest') : null,
+    cursor ? h('a', { href: hashWith(), class: 'button secondary' }, 'Newest') : null,
     h(
       'span',
       { class: 'pager-summary' },
@@ -98,7 +113,7 @@ export const renderEnvelopes = async (context: ViewContext): Promise<void> => {
       ? h(
           'a',
           {
-            href: hashOf('envelopes', { status, cursor: list.nextCursor }),
+            href: hashWith({ cursor: list.nextCursor }),
             class: 'button secondary',
             rel: 'next',
           },
