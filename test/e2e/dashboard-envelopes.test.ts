@@ -287,6 +287,12 @@ describe('envelopes in the dashboard', () => {
     await page.keyboard.press('Delete');
     await poll(() => fields.count()).toBe(3);
     expect(await focused(page).getAttribute('data-field-type')).toBe('signature');
+    // The palette button the signatures were dragged from still adds one with Enter (then Delete).
+    await page.keyboard.press('Enter');
+    await poll(() => fields.count()).toBe(4);
+    expect(await focused(page).getAttribute('class')).toContain('env-field');
+    await page.keyboard.press('Delete');
+    await poll(() => fields.count()).toBe(3);
     await shoot(page, 'envelope-new-desktop');
 
     // Send: the envelope's page, then the list with it pending and each recipient's progress.

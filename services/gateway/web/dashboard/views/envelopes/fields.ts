@@ -369,6 +369,10 @@ export const createFieldEditor = (): FieldEditor => {
         },
         (up, moved) => {
           ghost?.remove();
+          // The click that may follow this release comes before any timer: forget the drag after it.
+          setTimeout(() => {
+            dragged = false;
+          }, 0);
           if (!moved) return;
           const page = pages.find((p) => {
             const r = p.layer.getBoundingClientRect();
