@@ -411,6 +411,9 @@ describe('envelopes in the dashboard', () => {
     // 375 px: the list and the form (with the document drawn) never scroll sideways.
     await page.goto(`${baseUrl}/dashboard#/envelopes`);
     await page.locator(`tr[data-envelope-id="${envelopeId}"] .badge.canceled`).waitFor();
+    expect(
+      await page.locator(`tr[data-envelope-id="${envelopeId}"] .recipient-lines li`).nth(1).textContent(),
+    ).toBe('Bob Second · Signer · group 2 · Waiting never reached');
     await expectNoSideScroll(page);
     await shoot(page, 'envelopes-phone');
     await page.goto(`${baseUrl}/dashboard#/new-envelope`);

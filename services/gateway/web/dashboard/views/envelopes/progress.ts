@@ -30,10 +30,11 @@ export const ROLE_TEXT: Record<EnvelopeRecipient['role'], string> = {
 export const statusBadge = (status: EnvelopeStatus): HTMLElement =>
   h('span', { class: `badge ${status}` }, ENVELOPE_STATUS_TEXT[status]);
 
-/** The recipient's latest moment: when they acted, else viewed, else were notified. */
-export const latestTime = (recipient: EnvelopeRecipient): string => {
+/** The recipient's latest moment: when they acted, else viewed, else were notified; else why not. */
+export const latestTime = (recipient: EnvelopeRecipient, envelopeStatus: EnvelopeStatus): string => {
   const at = recipient.actedAt ?? recipient.viewedAt ?? recipient.notifiedAt;
   if (at) return formatTime(at);
+  if (envelopeStatus !== 'pending') return 'never reached';
   return recipient.role === 'cc' ? 'gets the completed document' : 'their turn has not come';
 };
 
@@ -105,7 +106,7 @@ export const recipientLines = (envelope: Envelope): HTMLElement =>
           h('strong', {}, recipient.name),
           ` · ${ROLE_TEXT[recipient.role]} · group ${recipient.order} · `,
           h('span', { class: `badge r-${recipient.status}` }, RECIPIENT_STATUS_TEXT[recipient.status]),
-          h('span', { class: 'hint' }, ` ${latestTime(recipient)}`),
+          h('span', { class: 'hint' }, ` ${latestTime(recipient, envelope.status)}`),
         ),
       ),
   );
