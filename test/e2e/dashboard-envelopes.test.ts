@@ -39,7 +39,15 @@ interface Envelope {
   subject: string;
   message: string | null;
   currentOrder: number | null;
-  recipients: { name: string; email: string; role: string; order: number; status: string; fields: Field[] }[];
+  recipients: {
+    name: string;
+    email: string;
+    role: string;
+    order: number;
+    status: string;
+    requireEmailCode: boolean;
+    fields: Field[];
+  }[];
 }
 /** A box in percent of its page (the API's convention: top-left origin). */
 interface Box {
@@ -210,13 +218,14 @@ describe('envelopes in the dashboard', () => {
     await page.getByLabel('Message to the recipients (optional)').fill('Hello,\nplease sign.');
 
     const rows = page.locator('.recipient-rows > li');
-    await rows.nth(0).getByLabel('Name').fill('Ada Signer');
-    await rows.nth(0).getByLabel('Email').fill('ada.envelope@example.com');
+    await rows.nth(0).getByLabel('Name', { exact: true }).fill('Ada Signer');
+    await rows.nth(0).getByLabel('Email', { exact: true }).fill('ada.envelope@example.com');
     expect(await rows.nth(0).getByLabel('Group').inputValue()).toBe('1');
     await page.getByRole('button', { name: 'Add recipient' }).click();
-    await rows.nth(1).getByLabel('Name').fill('Bob Second');
-    await rows.nth(1).getByLabel('Email').fill('bob.envelope@example.com');
+    await rows.nth(1).getByLabel('Name', { exact: true }).fill('Bob Second');
+    await rows.nth(1).getByLabel('Email', { exact: true }).fill('bob.envelope@example.com');
     await rows.nth(1).getByLabel('Group').fill('2');
+    await rows.nth(1).getByLabel('Ask for a one-time code').check();
 
     // Sent without fields: the server's 400 is shown as it names the recipient.
     await page.getByRole('button', { name: 'Send envelope' }).click();
@@ -335,8 +344,20 @@ describe('envelopes in the dashboard', () => {
     // A textarea's line breaks: multipart/form-data sends them as CRLF (the HTML standard's encoding).
     expect(envelope.message).toMatch(/^Hello,\r?\nplease sign\.$/);
     const [ada, bob] = envelope.recipients;
-    expect(ada).toMatchObject({ name: 'Ada Signer', order: 1, role: 'signer', status: 'notified' });
-    expect(bob).toMatchObject({ name: 'Bob Second', order: 2, role: 'signer', status: 'waiting' });
+    expect(ada).toMatchObject({
+      name: 'Ada Signer',
+      order: 1,
+      role: 'signer',
+      status: 'notified',
+      requireEmailCode: false,
+    });
+    expect(bob).toMatchObject({
+      name: 'Bob Second',
+      order: 2,
+      role: 'signer',
+      status: 'waiting',
+      requireEmailCode: true,
+    });
     expect(ada?.fields).toHaveLength(1);
     expect(bob?.fields.map((f) => f.type)).toEqual(['signature', 'date']);
     const expectAt = (field: Field | undefined, shown: Box, what: string) => {

@@ -17,6 +17,7 @@ interface RecipientRow {
   readonly email: HTMLInputElement;
   readonly role: HTMLSelectElement;
   readonly order: HTMLInputElement;
+  readonly code: HTMLInputElement;
 }
 
 const ROLES: [Role, string][] = [
@@ -113,7 +114,15 @@ export const renderNewEnvelope = (context: ViewContext): void => {
       inputmode: 'numeric',
       value: last ? Math.min(100, Number(last.order.value || '0') + 1) : 1,
     });
+    const code = h('input', { type: 'checkbox', name: 'requireEmailCode' });
+    const codeLabel = h('label', { class: 'check' }, code, ' Ask for a one-time code (emailed to them)');
     const remove = h('button', { type: 'button', class: 'secondary small remove-recipient' }, 'Remove');
+    /** People in copy open no link: they need no code. */
+    const showCode = (): void => {
+      const cc = roleSelect.value === 'cc';
+      code.disabled = cc;
+      if (cc) code.checked = false;
+    };
     const row = h(
       'li',
       { 'data-key': key },
@@ -125,14 +134,17 @@ export const renderNewEnvelope = (context: ViewContext): void => {
         field('Email', email),
         field('Role', roleSelect),
         field('Group', order, 'Same number: in parallel. Lower numbers first.'),
-        h('div', { class: 'actions' }, remove),
+        h('div', { class: 'actions' }, codeLabel, remove),
       ),
     );
-    const entry: RecipientRow = { key, row, name, email, role: roleSelect, order };
+    const entry: RecipientRow = { key, row, name, email, role: roleSelect, order, code };
     rows.push(entry);
     recipientList.append(row);
     name.addEventListener('input', signersChanged);
-    roleSelect.addEventListener('change', signersChanged);
+    roleSelect.addEventListener('change', () => {
+      showCode();
+      signersChanged();
+    });
     remove.addEventListener('click', () => {
       rows = rows.filter((other) => other !== entry);
       row.remove();
@@ -232,11 +244,21 @@ export const renderNewEnvelope = (context: ViewContext): void => {
 
   /** Moves focus to what a 400 named: `recipients[1].fields[0]…` or `recipients[1].email`. */
   const focusNamed = (text: string): void => {
-    const match = /recipients\[(\d+)\](?:\.(fields)(?:\[(\d+)\])?|\.(name|email|role|order))?/.exec(text);
+    const match =
+      /recipients\[(\d+)\](?:\.(fields)(?:\[(\d+)\])?|\.(name|email|role|order|requireEmailCode))?/.exec(
+        text,
+      );
     const row = match ? rows[Number(match[1])] : undefined;
     if (!match || !row) return;
     if (match[3] !== undefined && editor.focusField(row.key, Number(match[3]))) return;
-    const input = match[4] ? (row[match[4] as 'name' | 'email' | 'role' | 'order'] as HTMLElement) : row.name;
+    const named = {
+      name: row.name,
+      email: row.email,
+      role: row.role,
+      order: row.order,
+      requireEmailCode: row.code,
+    };
+    const input: HTMLElement = match[4] ? named[match[4] as keyof typeof named] : row.name;
     input.focus();
   };
 
@@ -255,7 +277,7 @@ export const renderNewEnvelope = (context: ViewContext): void => {
         email: row.email.value.trim(),
         role,
         order: Number(row.order.value),
-        requireEmailCode: false,
+        requireEmailCode: role !== 'cc' && row.code.checked,
         embedded: false,
         fields: role === 'signer' ? editor.fieldsOf(row.key) : [],
       };
