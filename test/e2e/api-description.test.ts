@@ -71,6 +71,27 @@ const typedSignature = {
   positions: [{ x: 10, y: 10, page: 1, width: 20 }],
 };
 
+/** An envelope ID no envelope has. */
+const UNKNOWN_ENVELOPE = 'env_AAAAAAAAAAAAAAAAAAAAAAAA';
+
+/** POST /api/v1/envelopes' (and /api/envelopes') form: a signer with a signature field on `page`, and a cc. */
+const envelopeForm = (page = 0): FormData =>
+  signForm({
+    file: { bytes: pdf, name: 'envelope.pdf' },
+    fields: {
+      recipients: [
+        {
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          role: 'signer',
+          order: 1,
+          fields: [{ type: 'signature', page, x: 10, y: 10, width: 30 }],
+        },
+        { name: 'Charles Babbage', email: 'charles@example.com', role: 'cc', order: 2 },
+      ],
+    },
+  });
+
 const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
   method: 'POST',
   headers: { 'Content-Type': 'application/json', ...headers },
@@ -95,6 +116,8 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
   let dashboardAuditId = '';
   let dashboardWebhookId = '';
   let dashboardEventId = '';
+  let envelopeId = '';
+  let dashboardEnvelopeId = '';
   const signedIn = (): SignedInUser => {
     if (!user) throw new Error('signIn runs first');
     return user;
@@ -839,6 +862,156 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
       {
         name: 'a bad limit (400)',
         send: () => fetch(`${baseUrl}/api/sends?limit=0`, { headers: { Cookie: signedIn().cookie } }),
+      },
+    ],
+    // Envelopes: the API key's operations, then their dashboard twins (the session of signIn above).
+    createEnvelope: [
+      {
+        name: 'a signer and a cc',
+        send: async () => {
+          const res = await fetch(`${baseUrl}/api/v1/envelopes`, {
+            method: 'POST',
+            headers: key,
+            body: envelopeForm(),
+          });
+          envelopeId = ((await res.clone().json()) as { envelopeId: string }).envelopeId;
+          return res;
+        },
+      },
+      {
+        name: 'a field on a page that does not exist (400)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/envelopes`, { method: 'POST', headers: key, body: envelopeForm(5) }),
+      },
+      {
+        name: 'no key (401)',
+        send: () => fetch(`${baseUrl}/api/v1/envelopes`, { method: 'POST', body: envelopeForm() }),
+      },
+    ],
+    listEnvelopes: [
+      { name: 'a page', send: () => fetch(`${baseUrl}/api/v1/envelopes?limit=5`, { headers: key }) },
+      {
+        name: 'an unknown status (400)',
+        send: () => fetch(`${baseUrl}/api/v1/envelopes?status=lost`, { headers: key }),
+      },
+    ],
+    getEnvelope: [
+      {
+        name: 'the envelope',
+        send: () => fetch(`${baseUrl}/api/v1/envelopes/${envelopeId}`, { headers: key }),
+      },
+      {
+        name: 'an unknown envelope (404)',
+        send: () => fetch(`${baseUrl}/api/v1/envelopes/${UNKNOWN_ENVELOPE}`, { headers: key }),
+      },
+    ],
+    getEnvelopeDocument: [
+      {
+        name: 'the copy marked NOT COMPLETE',
+        send: () => fetch(`${baseUrl}/api/v1/envelopes/${envelopeId}/document`, { headers: key }),
+      },
+      {
+        name: 'an unknown envelope (404)',
+        send: () => fetch(`${baseUrl}/api/v1/envelopes/${UNKNOWN_ENVELOPE}/document`, { headers: key }),
+      },
+    ],
+    cancelEnvelope: [
+      {
+        name: 'the pending envelope',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/envelopes/${envelopeId}/cancel`, { method: 'POST', headers: key }),
+      },
+      {
+        name: 'again (409)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/envelopes/${envelopeId}/cancel`, { method: 'POST', headers: key }),
+      },
+    ],
+    createDashboardEnvelope: [
+      {
+        name: 'a signer and a cc',
+        send: async () => {
+          const res = await fetch(`${baseUrl}/api/envelopes`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+            body: envelopeForm(),
+          });
+          dashboardEnvelopeId = ((await res.clone().json()) as { envelopeId: string }).envelopeId;
+          return res;
+        },
+      },
+      {
+        name: 'without the CSRF token (403)',
+        send: () =>
+          fetch(`${baseUrl}/api/envelopes`, {
+            method: 'POST',
+            headers: { Cookie: signedIn().cookie, Origin: baseUrl },
+            body: envelopeForm(),
+          }),
+      },
+      {
+        name: 'a field on a page that does not exist (400)',
+        send: () =>
+          fetch(`${baseUrl}/api/envelopes`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+            body: envelopeForm(5),
+          }),
+      },
+    ],
+    listDashboardEnvelopes: [
+      {
+        name: 'a page',
+        send: () => fetch(`${baseUrl}/api/envelopes?limit=5`, { headers: { Cookie: signedIn().cookie } }),
+      },
+      { name: 'no session (401)', send: () => fetch(`${baseUrl}/api/envelopes`) },
+    ],
+    getDashboardEnvelope: [
+      {
+        name: 'the envelope',
+        send: () =>
+          fetch(`${baseUrl}/api/envelopes/${dashboardEnvelopeId}`, {
+            headers: { Cookie: signedIn().cookie },
+          }),
+      },
+      {
+        name: "another account's (404)",
+        send: () =>
+          fetch(`${baseUrl}/api/envelopes/${envelopeId}`, { headers: { Cookie: signedIn().cookie } }),
+      },
+    ],
+    getDashboardEnvelopeDocument: [
+      {
+        name: 'the copy marked NOT COMPLETE',
+        send: () =>
+          fetch(`${baseUrl}/api/envelopes/${dashboardEnvelopeId}/document`, {
+            headers: { Cookie: signedIn().cookie },
+          }),
+      },
+      {
+        name: 'an unknown envelope (404)',
+        send: () =>
+          fetch(`${baseUrl}/api/envelopes/${UNKNOWN_ENVELOPE}/document`, {
+            headers: { Cookie: signedIn().cookie },
+          }),
+      },
+    ],
+    cancelDashboardEnvelope: [
+      {
+        name: 'the pending envelope',
+        send: () =>
+          fetch(`${baseUrl}/api/envelopes/${dashboardEnvelopeId}/cancel`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+          }),
+      },
+      {
+        name: 'again (409)',
+        send: () =>
+          fetch(`${baseUrl}/api/envelopes/${dashboardEnvelopeId}/cancel`, {
+            method: 'POST',
+            headers: dashboardHeaders(signedIn()),
+          }),
       },
     ],
     ...sendCalls(key),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SCRATCH_PREFIX } from '@esign/blob';
 import { ServiceError, signedFileNameFor } from '@esign/contracts';
 import { z } from 'zod';
+import { defineAccountOperation, type AccountMount } from '../api/account-operation';
 import { defineOperation } from '../api/operation';
 import { ZIdempotencyHeaders } from '../api/public-schemas';
 import { attachment } from '../http/content-disposition';
@@ -23,6 +24,28 @@ import { planLimitedFile } from './sign-fields';
 
 const TAG = 'Envelopes';
 
+/**
+ * The envelope operations at `/api/v1/envelopes…` for API keys and at `/api/envelopes…` for the
+ * dashboard session (cookie; changes need an Origin of this site and X-CSRF-Token; never cached).
+ */
+const mounts = (
+  subpath: string,
+  apiKeyId: string,
+  sessionId: string,
+  dashboard: Pick<AccountMount, 'summary'> = {},
+) => ({
+  apiKey: { id: apiKeyId, path: `/api/v1/envelopes${subpath}`, tag: TAG },
+  session: {
+    id: sessionId,
+    path: `/api/envelopes${subpath}`,
+    tag: 'Dashboard',
+    noStore: true as const,
+    ...dashboard,
+    description: (text: string) =>
+      `${text} The dashboard's form of the /api/v1/envelopes operation of the same name: the session cookie instead of an API key (changes need an Origin of this site and X-CSRF-Token), open to every plan.`,
+  },
+});
+
 const knownEnvelopeId = (id: string): string => {
   if (!isEnvelopeId(id)) throw new ServiceError('not_found', `No envelope ${id.slice(0, 40)}`);
   return id;
@@ -33,15 +56,15 @@ const knownRecipientId = (id: string): string => {
   return id;
 };
 
-export const createEnvelopeOperation = defineOperation({
-  id: 'createEnvelope',
+export const createEnvelopeOperation = defineAccountOperation({
+  mounts: mounts('', 'createEnvelope', 'createDashboardEnvelope', {
+    summary: 'Send a PDF to several recipients from the dashboard',
+  }),
   method: 'post',
-  path: '/api/v1/envelopes',
-  tag: TAG,
   summary: 'Send a PDF to several recipients, in order',
   description:
     "Upload a PDF (at most 10 MB; 413 above) and name its recipients: signers (each signs with a digital signature of their own and fills their fields), approvers (approve or decline) and people in copy (receive the completed document). Recipients with the same `order` act in parallel; groups act in ascending order, and the server enforces it: a recipient's link is created and emailed only when their group's turn comes. Everything is checked against the document at once (pages, boxes inside the page, at most 50 recipients and 200 fields, distinct emails per group, a signature field per signer); a 400 names the recipient and field at fault. Answers 201 with the envelope; follow it with GET /api/v1/envelopes/{envelopeId}. With Idempotency-Key, a retry answers the same envelope and sends no second email.",
-  auth: 'apiKey',
+  auth: 'account',
   idempotency: 'domain',
   request: {
     headers: ZIdempotencyHeaders,
@@ -93,15 +116,15 @@ export const createEnvelopeOperation = defineOperation({
   },
 });
 
-export const getEnvelopeOperation = defineOperation({
-  id: 'getEnvelope',
+export const getEnvelopeOperation = defineAccountOperation({
+  mounts: mounts('/{envelopeId}', 'getEnvelope', 'getDashboardEnvelope', {
+    summary: 'One envelope of the signed-in account',
+  }),
   method: 'get',
-  path: '/api/v1/envelopes/{envelopeId}',
-  tag: TAG,
   summary: 'An envelope and where each recipient stands',
   description:
     "The envelope's status (pending, completed, declined, canceled, expired), each recipient's status (waiting, notified, viewed, signed, approved, declined) with its times, and once completed the fileHash of the final document (which GET /api/v1/documents/{auditId} lists under the envelope's auditId). An unknown envelope or another account's answers 404.",
-  auth: 'apiKey',
+  auth: 'account',
   request: { params: ZEnvelopeIdParams },
   responses: { 200: { description: 'The envelope', json: ZPublicEnvelope } },
   errors: ['not_found', 'unavailable', 'internal'],
@@ -111,15 +134,15 @@ export const getEnvelopeOperation = defineOperation({
   },
 });
 
-export const listEnvelopesOperation = defineOperation({
-  id: 'listEnvelopes',
+export const listEnvelopesOperation = defineAccountOperation({
+  mounts: mounts('', 'listEnvelopes', 'listDashboardEnvelopes', {
+    summary: "The signed-in account's envelopes",
+  }),
   method: 'get',
-  path: '/api/v1/envelopes',
-  tag: TAG,
   summary: "The account's envelopes",
   description:
     'Newest first, optionally only those in one status; pass nextCursor as cursor for the next page.',
-  auth: 'apiKey',
+  auth: 'account',
   request: { query: ZEnvelopeListQuery },
   responses: { 200: { description: 'A page of envelopes', json: ZEnvelopeList } },
   errors: ['invalid_argument', 'unavailable', 'internal'],
@@ -134,15 +157,15 @@ export const listEnvelopesOperation = defineOperation({
   },
 });
 
-export const cancelEnvelopeOperation = defineOperation({
-  id: 'cancelEnvelope',
+export const cancelEnvelopeOperation = defineAccountOperation({
+  mounts: mounts('/{envelopeId}/cancel', 'cancelEnvelope', 'cancelDashboardEnvelope', {
+    summary: 'Cancel a pending envelope from the dashboard',
+  }),
   method: 'post',
-  path: '/api/v1/envelopes/{envelopeId}/cancel',
-  tag: TAG,
   summary: 'Cancel a pending envelope',
   description:
     "Every link stops working at once (410) and the recipients whose turn had come are told by email. Only a pending envelope can be canceled (409 otherwise); an unknown envelope or another account's answers 404.",
-  auth: 'apiKey',
+  auth: 'account',
   idempotency: 'replay',
   request: { params: ZEnvelopeIdParams },
   responses: { 200: { description: 'Canceled', json: ZPublicEnvelope } },
@@ -217,15 +240,15 @@ export const replaceEnvelopeRecipientOperation = defineOperation({
   },
 });
 
-export const getEnvelopeDocumentOperation = defineOperation({
-  id: 'getEnvelopeDocument',
+export const getEnvelopeDocumentOperation = defineAccountOperation({
+  mounts: mounts('/{envelopeId}/document', 'getEnvelopeDocument', 'getDashboardEnvelopeDocument', {
+    summary: "An envelope's document as it stands, for the dashboard",
+  }),
   method: 'get',
-  path: '/api/v1/envelopes/{envelopeId}/document',
-  tag: TAG,
   summary: 'The document as it stands',
   description:
     "Once completed, the final document (every signer's signature, the certificate of completion and the service's seal; X-Complete: true). Before that, the signed revisions so far as a copy with every page marked as not yet complete (X-Complete: false): it is never presented as the finished document.",
-  auth: 'apiKey',
+  auth: 'account',
   request: { params: ZEnvelopeIdParams },
   responses: {
     200: {

@@ -3,6 +3,8 @@ import type { Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../../../libs/sdk/src/generated/api';
 import type {
   DocumentRecord,
+  Envelope,
+  EnvelopeFields,
   ListDocumentsQuery,
   Webhook,
   WebhookDelivery,
@@ -20,7 +22,11 @@ export type Session = Schemas['Session'];
 export type ApiKey = Schemas['ApiKey'];
 export type NewApiKey = Schemas['NewApiKey'];
 // The document and webhook types are the SDK's own public ones.
-export type { DocumentRecord, Webhook, WebhookDelivery };
+export type { DocumentRecord, Envelope, EnvelopeFields, Webhook, WebhookDelivery };
+export type EnvelopeRecipient = Envelope['recipients'][number];
+export type EnvelopeRecipientInput = EnvelopeFields['recipients'][number];
+export type EnvelopeFieldInput = EnvelopeRecipientInput['fields'][number];
+export type EnvelopeStatus = Envelope['status'];
 export type SentRequest = Schemas['SentRequestList']['requests'][number];
 export type DocumentQuery = Omit<ListDocumentsQuery, 'cursor'>;
 export type WebhookEventType = Webhook['eventTypes'][number];
@@ -75,3 +81,21 @@ export const signingForm = (fields: SignFields, file: File): FormData => {
 
 /** Where a document's signed PDF downloads from (a link, not a call). */
 export const downloadUrl = (auditId: string): string => `/api/documents/${encodeURIComponent(auditId)}/pdf`;
+
+/**
+ * The multipart body of POST /api/envelopes: `recipients` (and `reminders`) as JSON text, the other
+ * fields as text, the PDF last.
+ */
+export const envelopeForm = (fields: EnvelopeFields, file: File): FormData => {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    form.set(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+  }
+  form.set('file', file, file.name);
+  return form;
+};
+
+/** Where an envelope's document downloads from: complete, or a copy marked NOT COMPLETE before that. */
+export const envelopeDocumentUrl = (envelopeId: string): string =>
+  `/api/envelopes/${encodeURIComponent(envelopeId)}/document`;

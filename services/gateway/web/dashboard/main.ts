@@ -18,6 +18,9 @@ import { renderPlan } from './views/plan';
 import { renderSent } from './views/sent';
 import { renderSign } from './views/sign';
 import { renderWebhooks } from './views/webhooks/index';
+import { renderNewEnvelope } from './views/envelopes/create';
+import { renderEnvelope } from './views/envelopes/detail';
+import { renderEnvelopes } from './views/envelopes/list';
 
 const PUBLIC_VIEWS: Record<string, { title: string; render: View }> = {
   'sign-in': { title: 'Sign in', render: renderSignIn },
@@ -30,6 +33,9 @@ const VIEWS: Record<string, { title: string; render: View }> = {
   document: { title: 'Document', render: renderDocument },
   sign: { title: 'Sign a document', render: renderSign },
   sent: { title: 'Sent for signing', render: renderSent },
+  envelopes: { title: 'Envelopes', render: renderEnvelopes },
+  envelope: { title: 'Envelope', render: renderEnvelope },
+  'new-envelope': { title: 'New envelope', render: renderNewEnvelope },
   keys: { title: 'API keys', render: renderKeys },
   webhooks: { title: 'Webhooks', render: renderWebhooks },
   plan: { title: 'Plan & usage', render: renderPlan },
@@ -60,7 +66,10 @@ const showChrome = (route: Route): void => {
   accountEmail.textContent = session?.email ?? '';
   for (const link of nav.querySelectorAll('a')) {
     const name = link.getAttribute('href')?.slice(2) ?? '';
-    const current = name === route.name || (name === 'documents' && route.name === 'document');
+    const current =
+      name === route.name ||
+      (name === 'documents' && route.name === 'document') ||
+      (name === 'envelopes' && (route.name === 'envelope' || route.name === 'new-envelope'));
     if (current) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
