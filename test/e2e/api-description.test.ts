@@ -102,6 +102,191 @@ const json = (body: unknown, headers: Record<string, string> = {}): RequestInit 
  * Real requests for every operation: each must answer a status its document declares, with the
  * declared headers and a body that matches the declared schema. A new operation needs entries here.
  */
+
+/** Envelopes for the recipient page's operations, made once per run and shared by their calls. */
+const envelopeCalls = () => {
+  const key = auth(business.apiKey);
+  const run = `${Date.now()}`;
+  const who = (name: string) => `${name}-${run}@example.com`;
+  const typedSig = { mode: 'type', typedName: 'Ada', color: '#111827' };
+  const create = async (recipients: unknown[]) => {
+    const res = await fetch(`${baseUrl}/api/v1/envelopes`, {
+      method: 'POST',
+      headers: key,
+      body: signForm({ file: { bytes: pdf, name: 'envelope.pdf' }, fields: { recipients } }),
+    });
+    if (res.status !== 201) throw new Error(`envelope answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as { envelopeId: string; recipients: { recipientId: string }[] };
+  };
+  const memo = <T>(make: () => Promise<T>) => {
+    let made: Promise<T> | undefined;
+    return () => (made ??= make());
+  };
+  /** The link of the `n`th email with an envelope link to `email`. */
+  const linkOf = async (email: string, n = 1) => {
+    const mails = (await waitForMail(email, undefined, n, 30_000)).filter((m) => /\/e\//.test(m.text));
+    const match = /\/e\/([A-Za-z0-9_-]{43})/.exec(mails[n - 1]?.text ?? '');
+    if (!match?.[1]) throw new Error(`no envelope link for ${email}`);
+    return match[1];
+  };
+  const signatureField = { type: 'signature', page: 0, x: 10, y: 10, width: 20 };
+  // A signer then an approver: open, read, view, sign (after a 400), then approve.
+  const main = memo(() =>
+    create([
+      {
+        name: 'Signer',
+        email: who('env-signer'),
+        role: 'signer',
+        order: 1,
+        fields: [signatureField, { type: 'text', page: 0, x: 40, y: 10, width: 20, label: 'City' }],
+      },
+      { name: 'Approver', email: who('env-approver'), role: 'approver', order: 2 },
+    ]),
+  );
+  const signer = memo(async () => (await main(), linkOf(who('env-signer'))));
+  const approver = memo(() => linkOf(who('env-approver')));
+  const decliner = memo(async () => {
+    await create([
+      { name: 'Decliner', email: who('env-decliner'), role: 'signer', order: 1, fields: [signatureField] },
+    ]);
+    return linkOf(who('env-decliner'));
+  });
+  const coded = memo(async () => {
+    await create([
+      {
+        name: 'Coded',
+        email: who('env-coded'),
+        role: 'signer',
+        order: 1,
+        requireEmailCode: true,
+        fields: [signatureField],
+      },
+    ]);
+    return linkOf(who('env-coded'));
+  });
+  const codeOf = async (n: number) => {
+    const mails = await waitForMail(who('env-coded'), /^Your code/, n, 30_000);
+    const code = /\b(\d{6})\b/.exec(mails[n - 1]?.text ?? '')?.[1];
+    if (!code) throw new Error('no code in the email');
+    return code;
+  };
+  // A signer whose turn came and one waiting: resend the first, replace the second.
+  const pair = memo(() =>
+    create([
+      { name: 'First', email: who('env-first'), role: 'signer', order: 1, fields: [signatureField] },
+      { name: 'Second', email: who('env-second'), role: 'signer', order: 2, fields: [signatureField] },
+    ]),
+  );
+  const recipientUrl = async (index: number, action: string) => {
+    const { envelopeId, recipients } = await pair();
+    return `${baseUrl}/api/v1/envelopes/${envelopeId}/recipients/${recipients[index]?.recipientId ?? ''}/${action}`;
+  };
+  const tampered = 'A'.repeat(43);
+  return {
+    resendEnvelopeRecipient: [
+      {
+        name: 'a signer whose turn came',
+        send: async () => fetch(await recipientUrl(0, 'resend'), { method: 'POST', headers: key }),
+      },
+      {
+        name: 'a signer still waiting (409)',
+        send: async () => fetch(await recipientUrl(1, 'resend'), { method: 'POST', headers: key }),
+      },
+      {
+        name: 'an unknown envelope (404)',
+        send: () =>
+          fetch(`${baseUrl}/api/v1/envelopes/${UNKNOWN_ENVELOPE}/recipients/rcp_${'A'.repeat(24)}/resend`, {
+            method: 'POST',
+            headers: key,
+          }),
+      },
+    ],
+    replaceEnvelopeRecipient: [
+      {
+        name: 'a waiting signer',
+        send: async () =>
+          fetch(
+            await recipientUrl(1, 'replace'),
+            jsonInit('POST', { name: 'Third', email: who('env-third') }, key),
+          ),
+      },
+      {
+        name: 'no email (400)',
+        send: async () => fetch(await recipientUrl(1, 'replace'), jsonInit('POST', { name: 'Third' }, key)),
+      },
+    ],
+    openEnvelopePage: [
+      { name: 'a live link', send: async () => fetch(`${baseUrl}/e/${await signer()}`) },
+      { name: 'a tampered link (404)', send: () => fetch(`${baseUrl}/e/${tampered}`) },
+    ],
+    getEnvelopeRecipient: [
+      { name: 'a live link', send: async () => pageCall('/envelope/api/recipient', await signer()) },
+      { name: 'no token (404)', send: () => fetch(`${baseUrl}/envelope/api/recipient`) },
+    ],
+    getEnvelopeLinkDocument: [
+      { name: 'a live link', send: async () => pageCall('/envelope/api/document', await signer()) },
+      { name: 'before the code (403)', send: async () => pageCall('/envelope/api/document', await coded()) },
+    ],
+    recordEnvelopeView: [
+      { name: 'a live link', send: async () => pageCall('/envelope/api/view', await signer(), {}) },
+    ],
+    signEnvelopeThroughLink: [
+      {
+        name: 'a required field left empty (400)',
+        send: async () => pageCall('/envelope/api/sign', await signer(), { signature: typedSig }),
+      },
+      {
+        name: 'a typed signature and the city',
+        send: async () =>
+          pageCall('/envelope/api/sign', await signer(), { signature: typedSig, values: { '1': 'Lisbon' } }),
+      },
+      {
+        name: 'again (410)',
+        send: async () =>
+          pageCall('/envelope/api/sign', await signer(), { signature: typedSig, values: { '1': 'Lisbon' } }),
+      },
+    ],
+    approveEnvelopeThroughLink: [
+      { name: 'the approver', send: async () => pageCall('/envelope/api/approve', await approver(), {}) },
+      { name: 'again (410)', send: async () => pageCall('/envelope/api/approve', await approver(), {}) },
+    ],
+    declineEnvelopeThroughLink: [
+      { name: 'no reason (400)', send: async () => pageCall('/envelope/api/decline', await decliner(), {}) },
+      {
+        name: 'with a reason',
+        send: async () => pageCall('/envelope/api/decline', await decliner(), { reason: 'Not mine' }),
+      },
+    ],
+    requestEnvelopeCode: [
+      {
+        name: 'a new code',
+        send: async () => {
+          await coded();
+          await codeOf(1);
+          return pageCall('/envelope/api/request-code', await coded(), {});
+        },
+      },
+    ],
+    verifyEnvelopeCode: [
+      {
+        name: 'a wrong code (400)',
+        send: async () =>
+          pageCall('/envelope/api/verify-code', await coded(), {
+            code: '000000' === (await codeOf(2)) ? '111111' : '000000',
+          }),
+      },
+      {
+        name: 'the right code',
+        send: async () => pageCall('/envelope/api/verify-code', await coded(), { code: await codeOf(2) }),
+      },
+      {
+        name: 'an emailed link without a code (409)',
+        send: async () => pageCall('/envelope/api/verify-code', await decliner(), { code: '123456' }),
+      },
+    ],
+  };
+};
+
 const callsFor = (): Record<string, { name: string; send: () => Promise<Response> }[]> => {
   const key = auth(business.apiKey);
   const idempotencyKey = `conformance-${Date.now()}`;
@@ -1151,6 +1336,7 @@ const sendCalls = (
       { name: 'again (410)', send: async () => pageCall('/signing/api/sign', await tokenOf('a'), typed) },
       { name: 'a tampered link (404)', send: () => pageCall('/signing/api/sign', tampered, typed) },
     ],
+    ...envelopeCalls(),
   };
 };
 

@@ -9147,13 +9147,19 @@ export interface operations {
           };
         };
       };
-      /** @description A field is missing or invalid; the error names it */
+      /** @description A wrong code (with the tries left); or: A field is missing or invalid; the error names it */
       400: {
         headers: {
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['EnvelopeCodeRefused'] | components['schemas']['Error'];
         };
       };
       /** @description No such resource for this account */

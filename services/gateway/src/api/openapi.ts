@@ -190,8 +190,24 @@ const responsesOf = (op: AnyOperation) => {
   for (const code of codes)
     byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const description = statusCodes.map((c) => ERROR_DESCRIPTIONS[c]).join('; ');
+    const declared = responses[String(status)] as
+      { description: string; content?: { 'application/json'?: { schema: unknown } } } | undefined;
+    const declaredSchema = declared?.content?.['application/json']?.schema;
+    if (declared && declaredSchema) {
+      // The operation answers this status with a body of its own (a wrong email code, say) as well as
+      // the usual error: either may come.
+      responses[String(status)] = {
+        ...declared,
+        description: `${declared.description}; or: ${description}`,
+        content: {
+          'application/json': { schema: { anyOf: [declaredSchema, schemaOf(ZErrorResponse)] } },
+        },
+      };
+      continue;
+    }
     responses[String(status)] = {
-      description: statusCodes.map((c) => ERROR_DESCRIPTIONS[c]).join('; '),
+      description,
       ...(status === 429 || status === 503 ? { headers: headersOf(RETRY_AFTER_HEADER) } : {}),
       content: { 'application/json': { schema: schemaOf(ZErrorResponse) } },
     };
