@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, PDFStream } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, PDFStream } from 'pdf-lib';
 import type { PDFObject } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PdfCompleteEnvelope, PdfPrepareEnvelope, PdfSignRevision, ServiceError } from '@esign/contracts';
@@ -487,5 +487,66 @@ describe('pdf.prepare-envelope on a rotated page', () => {
     // pdftotext reads the date horizontally: it is upright as the page is seen.
     expect(await pdfText(signed, 0)).toContain('2026-11-26');
     expect(await signatures(signed)).toEqual([{ valid: true, wholeFile: true }]);
+  });
+});
+
+describe('two recipients with the same boxes', () => {
+  it("fills the signing recipient's own fields, found by their boxes", async () => {
+    const original = await makePdf({ pages: 1 });
+    const source = `pending/${accountId}/same.pdf`;
+    const keys = [0, 1, 2].map((n) => `envelopes/${accountId}/same/${n}.pdf`);
+    await sut.blob.put(source, original);
+    const fields = [
+      field({ type: 'signature', page: 0, x: 10, y: 60, width: 30 }),
+      field({ type: 'initials', page: 0, x: 60, y: 60, width: 12 }),
+    ];
+    await sut.client.request(PdfPrepareEnvelope, {
+      accountId,
+      auditId,
+      envelopeId,
+      sourceKey: source,
+      targetKey: keys[0] ?? '',
+      fileName: 'same.pdf',
+      subject: 'Same boxes',
+      senderEmail: 'sender@example.com',
+      createdAt: new Date().toISOString(),
+      originalHash: sha256(original),
+      recipients: [
+        { ...signerA, role: 'signer', order: 1, fields },
+        { ...signerB, role: 'signer', order: 2, fields },
+      ],
+    });
+    for (const [i, signer] of [signerA, signerB].entries()) {
+      await sut.client.request(PdfSignRevision, {
+        accountId,
+        auditId,
+        sourceKey: keys[i] ?? '',
+        targetKey: keys[i + 1] ?? '',
+        fileName: 'same.pdf',
+        signer,
+        signature: drawn,
+        initials: { mode: 'type', typedName: signer.name.slice(0, 1), color: '#0f172a' },
+        fields: fields.map((f) => ({ field: f })),
+        reason: 'Signed',
+      });
+    }
+    const signed = await sut.blob.getBuffer(keys[2] ?? '');
+    const names = [...(await pdfSig(signed)).stdout.matchAll(/Signature Field Name: (\S+)/g)].map(
+      (m) => m[1],
+    );
+    expect(names).toEqual(['r0f0', 'r1f0', 'seal']);
+    expect(await signatures(signed)).toEqual([
+      { valid: true, wholeFile: false },
+      { valid: true, wholeFile: true },
+    ]);
+    // Each initials field shows its own signer's typed initials.
+    const form = (await PDFDocument.load(signed)).getForm();
+    const appearanceText = (name: string) => {
+      const ap = form.getField(name).acroField.dict.lookup(PDFName.of('AP'));
+      const normal = ap instanceof PDFDict ? ap.lookup(PDFName.of('N')) : undefined;
+      return normal instanceof PDFRawStream ? Buffer.from(normal.contents).toString('latin1') : '';
+    };
+    expect(appearanceText('r0f1')).toContain('Tj');
+    expect(appearanceText('r1f1')).toContain('Tj');
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { PDFDict, PDFName, PDFRef } from 'pdf-lib';
-import type { PDFDocument, PDFPage } from 'pdf-lib';
+import { PDFName } from 'pdf-lib';
+import type { PDFDict, PDFDocument, PDFPage } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
 import type {
   TAuditEvent,

@@ -35,7 +35,6 @@ const FT = PDFName.of('FT');
 const V = PDFName.of('V');
 const AS = PDFName.of('AS');
 const AP = PDFName.of('AP');
-const N = PDFName.of('N');
 const P = PDFName.of('P');
 const RECT = PDFName.of('Rect');
 const FIELDS = PDFName.of('Fields');
@@ -293,10 +292,16 @@ export const isPrepared = (fields: ReadonlyMap<string, PDFDict>): boolean =>
 const expectedType = (field: TEnvelopeField): string =>
   field.type === 'signature' || field.type === 'initials' || field.type === 'checkbox' ? 'Btn' : 'Tx';
 
+/** The recipient index in a field's name (`r<i>f<j>`). */
+const recipientOf = (name: string): string | undefined => /^r(\d+)f\d+$/.exec(name)?.[1];
+
+const isUnfilled = (dict: PDFDict) => dict.get(V) === undefined || dict.get(V) === OFF;
+
 /**
  * The prepared field each of a signer's fields fills: by `fieldName` when given, else by its box on its
- * page (the widget's /Rect as revision 0 computed it), an unfilled one first. Refuses a field the
- * document has no form field for (`fields.<j>`).
+ * page (the widget's /Rect as revision 0 computed it). When two recipients' boxes coincide, the fields
+ * of the recipient whose signature field is still unsigned are taken (unfilled ones first). Refuses a
+ * field the document has no form field for (`fields.<j>`).
  */
 export const matchFields = (
   doc: PDFDocument,
@@ -304,30 +309,40 @@ export const matchFields = (
   filled: readonly FilledField[],
 ): PDFDict[] => {
   const pages = doc.getPages();
+  const candidatesOf = ({ field, fieldName }: FilledField): [string, PDFDict][] => {
+    const named = fieldName ? fields.get(fieldName) : undefined;
+    if (fieldName && named) return [[fieldName, named]];
+    const page = pages[field.page];
+    if (!page) return [];
+    const frame = pageFrameOf(page);
+    const want = widgetGeometry(frame, fieldBox(frame, field)).rect;
+    return [...fields.entries()].filter(([name, dict]) => {
+      if (recipientOf(name) === undefined || dict.get(P) !== page.ref) return false;
+      const type = dict.lookup(FT);
+      const typeName = type instanceof PDFName ? type.decodeText() : '';
+      if (typeName !== expectedType(field) && !(field.type === 'signature' && typeName === 'Sig'))
+        return false;
+      const rect = rectOf(dict);
+      return rect !== undefined && rect.every((n, k) => Math.abs(n - (want[k] ?? NaN)) < 0.05);
+    });
+  };
+  const candidates = filled.map(candidatesOf);
+  // The signer: the recipient of their (first) unsigned signature field.
+  const signer = candidates
+    .flat()
+    .filter(([, dict]) => dict.lookup(FT) === PDFName.of('Sig') && isUnfilled(dict))
+    .map(([name]) => recipientOf(name))[0];
   const taken = new Set<PDFDict>();
-  return filled.map(({ field, fieldName }, j) => {
-    const at = `fields.${j}`;
-    let found = fieldName ? fields.get(fieldName) : undefined;
+  return candidates.map((list, j) => {
+    const free = list.filter(([, dict]) => !taken.has(dict));
+    const theirs = free.filter(([name]) => recipientOf(name) === signer);
+    const pool = theirs.length > 0 ? theirs : free;
+    const found = (pool.find(([, dict]) => isUnfilled(dict)) ?? pool[0])?.[1];
     if (!found) {
-      const page = pages[field.page];
-      const frame = page ? pageFrameOf(page) : undefined;
-      const want = frame ? widgetGeometry(frame, fieldBox(frame, field)).rect : undefined;
-      const candidates = [...fields.entries()].filter(([name, dict]) => {
-        if (!/^r\d+f\d+$/.test(name) || taken.has(dict) || !want || dict.get(P) !== page?.ref) return false;
-        const type = dict.lookup(FT);
-        const typeName = type instanceof PDFName ? type.decodeText() : '';
-        if (typeName !== expectedType(field) && !(field.type === 'signature' && typeName === 'Sig'))
-          return false;
-        const rect = rectOf(dict);
-        return rect !== undefined && rect.every((n, k) => Math.abs(n - (want[k] ?? NaN)) < 0.05);
-      });
-      const unfilled = candidates.find(([, dict]) => dict.get(V) === undefined || dict.get(V) === OFF);
-      found = (unfilled ?? candidates[0])?.[1];
-    }
-    if (!found) {
+      const at = `fields.${j}`;
       throw new ServiceError(
         'invalid_argument',
-        `${at}: the envelope's document has no form field for this field (page ${field.page + 1})`,
+        `${at}: the envelope's document has no form field for this field (page ${(filled[j]?.field.page ?? 0) + 1})`,
         at,
       );
     }
