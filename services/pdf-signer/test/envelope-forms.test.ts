@@ -187,6 +187,42 @@ const reachableTree = (doc: PDFDocument, root: PDFRef): Set<number> => {
   return nodes;
 };
 
+/** What Acrobat allows after an approval signature, as `classify` names it. */
+const FORM_ONLY = [
+  'AcroForm',
+  'catalog (DSS, AcroForm)',
+  'appearance, resource, signature or DSS',
+  'field and widget',
+  'signature',
+];
+
+/**
+ * Every update after revision 0 (the file's first %%EOF), classified; checks on the way that the page
+ * count never changes and that every page's dictionary stays the one revision 0 wrote.
+ */
+const changesAfterRevision0 = async (file: Buffer): Promise<Set<string>> => {
+  const ends = revisionEnds(file);
+  const docs = await Promise.all(
+    ends.map((end) => PDFDocument.load(file.subarray(0, end), { updateMetadata: false })),
+  );
+  const pageCount = docs[0]?.getPageCount();
+  const seen = new Set<string>();
+  for (let r = 1; r < ends.length; r++) {
+    const doc = docs[r];
+    const previous = docs[r - 1];
+    if (!doc || !previous) throw new Error('missing revision');
+    expect(doc.getPageCount()).toBe(pageCount);
+    // Every page's dictionary (its /Contents, /Annots, resources) is the one revision 0 wrote.
+    doc.getPages().forEach((page, i) => {
+      expect(page.node.toString()).toBe(previous.getPages()[i]?.node.toString());
+    });
+    const changed = objectsIn(file, ends[r - 1] ?? 0, ends[r] ?? 0);
+    expect(changed.length).toBeGreaterThan(0);
+    for (const n of changed) seen.add(classify(doc, previous, n));
+  }
+  return seen;
+};
+
 describe('an envelope prepared as a form (pdf.prepare-envelope, then fill-in and signing only)', () => {
   let original: Buffer;
   let revision0: Buffer;
@@ -332,33 +368,9 @@ describe('an envelope prepared as a form (pdf.prepare-envelope, then fill-in and
     // Revision 0, the two signers, the completion.
     expect(ends).toHaveLength(4);
     expect(completed.subarray(0, ends[0]).equals(revision0)).toBe(true);
-    const docs = await Promise.all(
-      ends.map((end) => PDFDocument.load(completed.subarray(0, end), { updateMetadata: false })),
-    );
-    const pageCount = docs[0]?.getPageCount();
-    expect(pageCount).toBe(4);
-    const seen = new Set<string>();
-    for (let r = 1; r < ends.length; r++) {
-      const doc = docs[r];
-      const previous = docs[r - 1];
-      if (!doc || !previous) throw new Error('missing revision');
-      expect(doc.getPageCount()).toBe(pageCount);
-      // Every page's dictionary (its /Contents, /Annots, resources) is the one revision 0 wrote.
-      doc.getPages().forEach((page, i) => {
-        expect(page.node.toString()).toBe(previous.getPages()[i]?.node.toString());
-      });
-      const changed = objectsIn(completed, ends[r - 1] ?? 0, ends[r] ?? 0);
-      expect(changed.length).toBeGreaterThan(0);
-      for (const n of changed) seen.add(classify(doc, previous, n));
-    }
-    const allowed = [
-      'AcroForm',
-      'catalog (DSS, AcroForm)',
-      'appearance, resource, signature or DSS',
-      'field and widget',
-      'signature',
-    ];
-    expect([...seen].filter((category) => !allowed.includes(category))).toEqual([]);
+    expect((await PDFDocument.load(revision0)).getPageCount()).toBe(4);
+    const seen = await changesAfterRevision0(completed);
+    expect([...seen].filter((category) => !FORM_ONLY.includes(category))).toEqual([]);
     expect(seen).toContain('field and widget');
     expect(seen).toContain('signature');
   });
@@ -549,4 +561,62 @@ describe('two recipients with the same boxes', () => {
     expect(appearanceText('r0f1')).toContain('Tj');
     expect(appearanceText('r1f1')).toContain('Tj');
   });
+});
+
+describe('an envelope prepared as a form at PAdES B-LT', () => {
+  it('adds only the DSS (catalog /DSS and its streams) besides fill-in and signatures', async () => {
+    const longTerm = await startTestSigner({ PADES_LEVEL: 'B-LT' });
+    try {
+      const original = await makePdf({ pages: 1 });
+      const source = `pending/${accountId}/lt.pdf`;
+      const key0 = `envelopes/${accountId}/lt/0.pdf`;
+      await longTerm.blob.put(source, original);
+      const signature = field({ type: 'signature', page: 0, x: 10, y: 60, width: 30 });
+      const base = {
+        accountId,
+        auditId,
+        envelopeId,
+        fileName: 'lt.pdf',
+        subject: 'Long term',
+        senderEmail: 'sender@example.com',
+        createdAt: new Date().toISOString(),
+        originalHash: sha256(original),
+      };
+      await longTerm.client.request(PdfPrepareEnvelope, {
+        ...base,
+        sourceKey: source,
+        targetKey: key0,
+        recipients: [{ ...signerA, role: 'signer', order: 1, fields: [signature] }],
+      });
+      const revision = await longTerm.client.request(PdfSignRevision, {
+        accountId,
+        auditId,
+        sourceKey: key0,
+        targetKey: `envelopes/${accountId}/lt/1.pdf`,
+        fileName: 'lt.pdf',
+        signer: signerA,
+        signature: drawn,
+        fields: [{ field: signature }],
+        reason: 'Signed',
+      });
+      const done = await longTerm.client.request(PdfCompleteEnvelope, {
+        ...base,
+        sourceKey: revision.objectKey,
+        recipients: [{ ...signerA, role: 'signer', order: 1, status: 'signed', events: [] }],
+      });
+      const file = await longTerm.blob.getBuffer(done.signedKey);
+      // Revision 0, then a signature and its DSS twice.
+      expect(revisionEnds(file)).toHaveLength(5);
+      const seen = await changesAfterRevision0(file);
+      expect([...seen].filter((category) => !FORM_ONLY.includes(category))).toEqual([]);
+      expect(seen).toContain('catalog (DSS, AcroForm)');
+      expect(await signatures(file)).toEqual([
+        { valid: true, wholeFile: false },
+        { valid: true, wholeFile: false },
+      ]);
+      expect((await qpdfCheck(file)).ok).toBe(true);
+    } finally {
+      await longTerm.stop();
+    }
+  }, 120_000);
 });
