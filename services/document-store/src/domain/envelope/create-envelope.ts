@@ -114,29 +114,28 @@ export const createEnvelope = async (
   // Revision 0: every recipient's field as a form field (named r<i>f<j> by the recipient's position and
   // the field's index), so that each signer's revision and the completion only fill in and sign. Made
   // before the transaction: a document pdf-signer refuses writes nothing (its invalid_argument goes back).
-  const headKey = deps.prepareEnvelope
-    ? (
-        await deps.prepareEnvelope({
-          accountId: request.accountId,
-          auditId,
-          envelopeId,
-          sourceKey: request.objectKey,
-          targetKey: preparedKeyFor(request.accountId, envelopeId),
-          fileName: request.fileName,
-          subject,
-          senderEmail: request.senderEmail,
-          createdAt: now.toISOString(),
-          originalHash: request.originalHash,
-          recipients: recipients.map((r) => ({
-            name: r.name,
-            email: r.email,
-            role: r.role,
-            order: r.orderGroup,
-            fields: r.fields,
-          })),
-        })
-      ).objectKey
-    : request.objectKey;
+  const prepared = deps.prepareEnvelope
+    ? await deps.prepareEnvelope({
+        accountId: request.accountId,
+        auditId,
+        envelopeId,
+        sourceKey: request.objectKey,
+        targetKey: preparedKeyFor(request.accountId, envelopeId),
+        fileName: request.fileName,
+        subject,
+        senderEmail: request.senderEmail,
+        createdAt: now.toISOString(),
+        originalHash: request.originalHash,
+        recipients: recipients.map((r) => ({
+          name: r.name,
+          email: r.email,
+          role: r.role,
+          order: r.orderGroup,
+          fields: r.fields,
+        })),
+      })
+    : undefined;
+  const headKey = prepared?.objectKey ?? request.objectKey;
   const created: TEnvelopeAggregate = {
     envelope: {
       id: envelopeId,
@@ -189,6 +188,24 @@ export const createEnvelope = async (
             expiresAt: envelope.expiresAt.toISOString(),
           },
         },
+        // Revision 0, for the audit log: what pdf-signer made of the original, and its hash.
+        ...(prepared
+          ? [
+              {
+                recipientId: null,
+                event: 'prepared',
+                at: now,
+                ipAddress: null,
+                userAgent: null,
+                details: {
+                  ...prepared.events[0]?.details,
+                  fileHash: prepared.fileHash,
+                  pageCount: prepared.pageCount,
+                  certificatePages: prepared.certificatePages,
+                },
+              },
+            ]
+          : []),
       ]);
       await insertOutbox(
         client,
