@@ -620,3 +620,61 @@ describe('an envelope prepared as a form at PAdES B-LT', () => {
     }
   }, 120_000);
 });
+
+describe('pdf.prepare-envelope on a document that is signed already', () => {
+  it('appends revision 0, so the earlier signature still verifies', async () => {
+    const original = await makePdf({ pages: 1 });
+    const source = `pending/${accountId}/presigned-original.pdf`;
+    const signedKey = `pending/${accountId}/presigned.pdf`;
+    const key0 = `envelopes/${accountId}/presigned/0.pdf`;
+    const key1 = `envelopes/${accountId}/presigned/1.pdf`;
+    await sut.blob.put(source, original);
+    // A document that carries a signature of its own (signed the unprepared way).
+    await sut.client.request(PdfSignRevision, {
+      accountId,
+      auditId,
+      sourceKey: source,
+      targetKey: signedKey,
+      fileName: 'presigned.pdf',
+      signer: signerB,
+      signature: drawn,
+      fields: [{ field: field({ type: 'signature', page: 0, x: 10, y: 10, width: 20 }) }],
+      reason: 'Signed before',
+    });
+    const signedBefore = await sut.blob.getBuffer(signedKey);
+    const signature = field({ type: 'signature', page: 0, x: 50, y: 60, width: 30 });
+    const prepared = await sut.client.request(PdfPrepareEnvelope, {
+      accountId,
+      auditId,
+      envelopeId,
+      sourceKey: signedKey,
+      targetKey: key0,
+      fileName: 'presigned.pdf',
+      subject: 'Signed already',
+      senderEmail: 'sender@example.com',
+      createdAt: new Date().toISOString(),
+      originalHash: sha256(signedBefore),
+      recipients: [{ ...signerA, role: 'signer', order: 1, fields: [signature] }],
+    });
+    expect(prepared.events[0]?.details).toMatchObject({ appended: true });
+    const revision0 = await sut.blob.getBuffer(key0);
+    expect(revision0.subarray(0, signedBefore.length).equals(signedBefore)).toBe(true);
+    await sut.client.request(PdfSignRevision, {
+      accountId,
+      auditId,
+      sourceKey: key0,
+      targetKey: key1,
+      fileName: 'presigned.pdf',
+      signer: signerA,
+      signature: drawn,
+      fields: [{ field: signature }],
+      reason: 'Signed',
+    });
+    const file = await sut.blob.getBuffer(key1);
+    expect(await signatures(file)).toEqual([
+      { valid: true, wholeFile: false },
+      { valid: true, wholeFile: true },
+    ]);
+    expect((await qpdfCheck(file)).ok).toBe(true);
+  });
+});
