@@ -321,6 +321,8 @@ describe('envelopes, end to end', () => {
     const sigs = await pdfSig(bytes);
     expect(sigs.stdout.match(/Signature is Valid\./g) ?? []).toHaveLength(4);
     expect(sigs.stdout).not.toMatch(/Signature is Invalid/);
+    // Each signed the field revision 0 made for it (form fill-in only: Acrobat keeps them valid).
+    expect(sigs.stdout.match(/Signature Field Name: (r\d+f\d+|seal)$/gm) ?? []).toHaveLength(4);
     // Every filled value can be read; the certificate of completion names everyone.
     const text = (await runPdfTool('pdftotext', ['{file}', '-'], bytes)).stdout;
     for (const expected of [

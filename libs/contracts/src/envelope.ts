@@ -716,7 +716,20 @@ export const PdfSignRevision = defineRequest(
     initials: ZSignature.optional(),
     /** The signer's fields, each with its value (absent for an optional field left empty). */
     fields: z
-      .array(z.object({ field: ZEnvelopeField, value: ZFieldValue.optional() }))
+      .array(
+        z.object({
+          field: ZEnvelopeField,
+          value: ZFieldValue.optional(),
+          /**
+           * The form field `pdf.prepare-envelope` made for it (`r<i>f<j>`: recipient i, field j). Absent:
+           * found by its box on its page. A document without prepared fields gets the fields drawn instead.
+           */
+          fieldName: z
+            .string()
+            .regex(/^r\d+f\d+$/)
+            .optional(),
+        }),
+      )
       .min(1)
       .max(MAX_ENVELOPE_FIELDS),
     /** Signature reason shown by readers, e.g. "Signed by Ann Lee (group 1 of 3)". */
@@ -793,4 +806,48 @@ export const PdfMarkIncomplete = defineRequest(
   'pdf.mark-incomplete',
   z.object({ sourceKey: z.string().min(1), targetKey: z.string().min(1), note: z.string().min(1).max(200) }),
   z.object({ objectKey: z.string(), size: z.number().int().positive() }),
+);
+
+/** A recipient as `pdf.prepare-envelope` needs it: who, and the boxes of their fields. */
+export const ZPreparedRecipient = z.object({
+  name: z.string(),
+  email: z.string(),
+  role: ZRecipientRole,
+  order: z.number().int(),
+  fields: z.array(ZEnvelopeField).max(MAX_ENVELOPE_FIELDS),
+});
+
+/**
+ * Revision 0 of an envelope's document, written before anyone signs: the original (rewritten when it
+ * carries no signature yet, else appended to) with every recipient's fields as AcroForm fields (named
+ * `r<i>f<j>`: the recipient's index in `recipients`, the field's index in their `fields`), an invisible
+ * signature field for the service's seal, the certificate of completion's pages (a static header, the
+ * body left as read-only text fields filled at completion) and the audit metadata. Every later revision
+ * only fills fields and signs (form fill-in), so Acrobat keeps the earlier signatures valid. Reads
+ * `sourceKey` (never deleted), writes `targetKey`.
+ */
+export const PdfPrepareEnvelope = defineRequest(
+  'pdf.prepare-envelope',
+  z.object({
+    accountId: z.uuid(),
+    auditId: ZAuditId,
+    envelopeId: ZEnvelopeId,
+    sourceKey: z.string().min(1),
+    targetKey: z.string().min(1),
+    fileName: z.string().min(1),
+    subject: z.string(),
+    senderEmail: z.string(),
+    createdAt: ZIsoTimestamp,
+    originalHash: ZFileHash,
+    recipients: z.array(ZPreparedRecipient).min(1).max(MAX_ENVELOPE_RECIPIENTS),
+  }),
+  z.object({
+    objectKey: z.string(),
+    fileHash: ZFileHash,
+    size: z.number().int().positive(),
+    pageCount: z.number().int().positive(),
+    /** Pages of the certificate of completion at the end. */
+    certificatePages: z.number().int().positive(),
+    events: z.array(ZAuditEvent),
+  }),
 );

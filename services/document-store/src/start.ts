@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, busResource, countParkedEvents, observeConsumerLag } from '@esign/bus';
 import { databaseUnavailable, isDatabaseDown, migratedDatabase } from '@esign/db';
-import { EnvelopeFinalizeDue, PdfCompleteEnvelope } from '@esign/contracts';
+import { EnvelopeFinalizeDue, PdfCompleteEnvelope, PdfPrepareEnvelope } from '@esign/contracts';
 import {
   createLogger,
   healthServer,
@@ -285,7 +285,12 @@ export const startDocumentStore = (
         listSigningRequestsHandler(signing),
         claimSigningRequestHandler(signing),
         releaseSigningRequestHandler(signing),
-        createEnvelopeHandler(envelope),
+        createEnvelopeHandler({
+          ...envelope,
+          // Revision 0 (the form fields and the certificate's pages) is written before the envelope exists.
+          prepareEnvelope: (request) =>
+            bus.request(PdfPrepareEnvelope, request, { timeoutMs: COMPLETE_ENVELOPE_TIMEOUT_MS }),
+        }),
         getEnvelopeHandler(envelope),
         listEnvelopesHandler(envelope),
         cancelEnvelopeHandler(envelope),

@@ -23,6 +23,8 @@ import {
   EnvelopeRecordView,
   EnvelopeRelease,
   PdfCompleteEnvelope,
+  PdfPrepareEnvelope,
+  ServiceError,
   type TEnvelope,
 } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
@@ -66,6 +68,44 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool?.end();
   await s3?.stop();
+});
+
+/** What envelope.create asked pdf-signer's pdf.prepare-envelope, by envelope. */
+const prepared = new Map<string, z.infer<(typeof PdfPrepareEnvelope)['request']>>();
+let preparer: Bus | undefined;
+test.beforeAll(async ({ bed: fileBed }) => {
+  // pdf-signer's pdf.prepare-envelope, as document-store sees it: the original copied to the target
+  // (revision 0); a file named refused.pdf is refused as pdf-signer refuses a damaged signed document.
+  const { connectBus } = await import('@esign/bus');
+  preparer = await connectBus({
+    url: fileBed.config.NATS_URL,
+    name: 'pdf-signer-prepare',
+    prefix: fileBed.config.BUS_PREFIX,
+    logger: createLogger({ service: 'test', level: 'error' }),
+    timeoutMs: 5000,
+  });
+  await preparer.serve([
+    endpoint(PdfPrepareEnvelope, async (request) => {
+      if (request.fileName === 'refused.pdf')
+        throw new ServiceError('invalid_argument', 'file: the signed document is damaged', 'file');
+      prepared.set(request.envelopeId, request);
+      // Requests made straight on the bus have no original uploaded: an empty revision 0 stands in.
+      if (await blob.stat(request.sourceKey)) await blob.copy(request.sourceKey, request.targetKey);
+      else await blob.put(request.targetKey, Buffer.from('%PDF-1.7 revision 0'));
+      const bytes = await blob.getBuffer(request.targetKey);
+      return {
+        objectKey: request.targetKey,
+        fileHash: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+        size: bytes.length,
+        pageCount: 3,
+        certificatePages: 1,
+        events: [],
+      };
+    }),
+  ]);
+});
+afterAll(async () => {
+  await preparer?.drain();
 });
 
 type TCreate = z.input<(typeof EnvelopeCreate)['request']>;
@@ -237,6 +277,45 @@ describe('envelope.create', () => {
     expect(await outboxOf(created.envelopeId, 'events.envelope.sent')).toHaveLength(1);
   });
 
+  it('starts the head at revision 0 from pdf.prepare-envelope, every field named by its recipient', async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const created = await create([
+      approver('Ann'),
+      signer('Bob', 2, { fields: [signatureField, signatureField] }),
+    ]);
+    const request = prepared.get(created.envelopeId);
+    expect(request).toMatchObject({
+      envelopeId: created.envelopeId,
+      auditId: created.auditId,
+      sourceKey: expect.stringMatching(/^pending\//) as unknown,
+      targetKey: `envelopes/${request?.accountId}/${created.envelopeId}/0.pdf`,
+      createdAt: created.createdAt,
+      subject: created.subject,
+    });
+    // Recipients in the sender's order: pdf-signer names Bob's fields r1f0 and r1f1.
+    expect(request?.recipients.map((r) => [r.name, r.role, r.order, r.fields.length])).toEqual([
+      ['Ann', 'approver', 1, 0],
+      ['Bob', 'signer', 2, 2],
+    ]);
+    expect(request?.recipients[1]?.fields[0]).toMatchObject({ height: 10, required: true });
+    // The original stays where it was; the head is revision 0.
+    expect(await blob.stat(request?.sourceKey ?? '')).toBeDefined();
+    const { rows } = await db.query('select head_key, original_key from documents.envelopes where id = $1', [
+      created.envelopeId,
+    ]);
+    expect(rows[0]).toEqual({ head_key: request?.targetKey, original_key: request?.sourceKey });
+  });
+
+  it('writes nothing when pdf-signer refuses the document', async () => {
+    const accountId = randomUUID();
+    await expect(create([signer('Ann')], { accountId, fileName: 'refused.pdf' })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      field: 'file',
+    });
+    const { rows } = await db.query('select id from documents.envelopes where account_id = $1', [accountId]);
+    expect(rows).toEqual([]);
+  });
+
   it('answers a replay of an Idempotency-Key with the envelope and publishes nothing more', async () => {
     const request = createRequest([signer('Ann')], {
       idempotency: { key: `key-${randomUUID()}`, requestHash: 'a'.repeat(64) },
@@ -325,7 +404,7 @@ describe('envelope.claim', () => {
     expect(await bed.client.request(EnvelopeClaim, { tokenHash: loser })).toMatchObject({
       outcome: 'claimed',
       revision: 0,
-      objectKey: expect.stringMatching(/^pending\//) as unknown,
+      objectKey: expect.stringMatching(/^envelopes\/.*\/0\.pdf$/) as unknown,
     });
   });
 
@@ -727,7 +806,7 @@ describe('finalize', () => {
     expect(recorded.fileHash).toBe(envelope.fileHash);
     expect(verifyAuditChain(created.auditId, recorded.auditLog)).toEqual([]);
     const events = recorded.auditLog.map((e) => e.event);
-    expect(events[0]).toBe('envelope.sent');
+    expect(events.slice(0, 2)).toEqual(['envelope.sent', 'envelope.prepared']);
     expect(events).toEqual(
       expect.arrayContaining([
         'envelope.notified',

@@ -2,6 +2,7 @@ import { blobOptionsFrom, createBlobStore } from '@esign/blob';
 import { busOptionsFrom, busResource, endpoint } from '@esign/bus';
 import {
   PdfCompleteEnvelope,
+  PdfPrepareEnvelope,
   PdfInspect,
   PdfMarkIncomplete,
   PdfSign,
@@ -14,6 +15,7 @@ import { readSigningMaterial, revocationSettings, signWorkerCount, timestampSett
 import type { TPdfSignerEnv } from './config';
 import {
   createCompleteEnvelopeHandler,
+  createPrepareEnvelopeHandler,
   createMarkIncompleteHandler,
   createSignRevisionHandler,
 } from './handlers/envelope';
@@ -37,7 +39,7 @@ export interface PdfSignerService {
 
 /**
  * Start the service: the pool of signing workers (each loads fonts, key and certificate once), object storage (bucket
- * ensured), NATS endpoints `pdf.sign`, `pdf.inspect`, `pdf.sign-revision`, `pdf.complete-envelope`, `pdf.mark-incomplete` (all on the signing workers) and `pdf.verify` (on a verification worker of its own) in the `pdf-signer` queue group, health server. Ready when the
+ * ensured), NATS endpoints `pdf.sign`, `pdf.inspect`, `pdf.sign-revision`, `pdf.complete-envelope`, `pdf.mark-incomplete`, `pdf.prepare-envelope` (all on the signing workers) and `pdf.verify` (on a verification worker of its own) in the `pdf-signer` queue group, health server. Ready when the
  * bus is connected and the bucket answers.
  */
 export const startPdfSigner = (
@@ -130,6 +132,10 @@ export const startPdfSigner = (
             maxFileBytes: config.MAX_FILE_BYTES,
             padesLevel: config.PADES_LEVEL,
           }),
+        ),
+        endpoint(
+          PdfPrepareEnvelope,
+          createPrepareEnvelopeHandler({ blob, signer, maxFileBytes: config.MAX_FILE_BYTES }),
         ),
         endpoint(
           PdfMarkIncomplete,

@@ -226,7 +226,7 @@ export const insertEnvelope = async (client: Queryable, aggregate: TEnvelopeAggr
          id, account_id, audit_id, sender_email, subject, message, file_name, original_key, original_hash,
          page_count, status, head_key, revision, expires_at, reminders, created_at, idempotency_key,
          request_hash
-       ) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $8, 0, $11, $12, $13, $14, $15)`,
+       ) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $16, 0, $11, $12, $13, $14, $15)`,
       [
         e.id,
         e.accountId,
@@ -243,6 +243,8 @@ export const insertEnvelope = async (client: Queryable, aggregate: TEnvelopeAggr
         e.createdAt,
         e.idempotencyKey,
         e.requestHash,
+        // Revision 0 (pdf.prepare-envelope), or the original when none was made.
+        e.headKey,
       ],
     )
     .catch((err: unknown) => {

@@ -107,8 +107,9 @@ export const createEnvelopePorts = (deps: {
   signTimeoutMs: number;
 }): EnvelopePorts => ({
   inspectPdf: (uploadKey) => deps.bus.request(PdfInspect, { uploadKey }, { timeoutMs: deps.signTimeoutMs }),
+  // document-store asks pdf-signer for revision 0 (pdf.prepare-envelope) before it answers.
   create: (request) =>
-    deps.bus.request(EnvelopeCreate, request).catch((err: unknown) => {
+    deps.bus.request(EnvelopeCreate, request, { timeoutMs: deps.signTimeoutMs }).catch((err: unknown) => {
       throw asOutcome(err);
     }),
   get: (accountId, envelopeId) => deps.bus.request(EnvelopeGet, { accountId, envelopeId }),

@@ -9,7 +9,7 @@
  *
  * Stable API (used by more than one page): `renderPdf`, `placeOverlay`, `PdfView`, `PdfPageView`.
  */
-import { GlobalWorkerOptions, getDocument, type PDFDocumentProxy } from 'pdfjs-dist';
+import { AnnotationMode, GlobalWorkerOptions, getDocument, type PDFDocumentProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import { h } from './dom';
 
@@ -152,7 +152,9 @@ export const renderPdf = async (
       element.append(canvas, layer);
       container.append(element);
 
-      await page.render({ canvas, viewport }).promise;
+      // Every annotation's appearance on the canvas, form fields included (there is no annotation layer):
+      // an envelope's earlier signers' values live in form fields.
+      await page.render({ canvas, viewport, annotationMode: AnnotationMode.ENABLE }).promise;
       page.cleanup();
 
       const view: PdfPageView = {

@@ -407,6 +407,7 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
       fieldName: request.fieldName,
       base: request.base,
       subFilter: PADES_SUBFILTER,
+      ...(request.field ? { field: request.field } : {}),
       timestamp: requestTimestamp
         ? async (signatureValue) => {
             stamped.value = await timestampOver(signatureValue);
@@ -479,6 +480,7 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
     completeEnvelope: (input, network) =>
       asDamaged(() => envelopeOperations.completeEnvelope(input, network)),
     markIncomplete: (input) => asDamaged(() => envelopeOperations.markIncomplete(input)),
+    prepareEnvelope: (input) => asDamaged(() => envelopeOperations.prepareEnvelope(input)),
   };
 
   return {

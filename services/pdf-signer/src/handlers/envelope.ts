@@ -1,5 +1,10 @@
 import { signedFileNameFor } from '@esign/contracts';
-import type { PdfCompleteEnvelope, PdfMarkIncomplete, PdfSignRevision } from '@esign/contracts';
+import type {
+  PdfCompleteEnvelope,
+  PdfMarkIncomplete,
+  PdfPrepareEnvelope,
+  PdfSignRevision,
+} from '@esign/contracts';
 import type { BlobStore } from '@esign/blob';
 import type { RequestHandler } from '@esign/bus';
 import type { Signer, TPadesLevel } from '../domain/assemble-signer';
@@ -38,7 +43,11 @@ export const createSignRevisionHandler =
       signer: request.signer,
       signature: request.signature,
       ...(request.initials ? { initials: request.initials } : {}),
-      fields: request.fields,
+      fields: request.fields.map(({ field, value, fieldName }) => ({
+        field,
+        ...(value !== undefined ? { value } : {}),
+        ...(fieldName ? { fieldName } : {}),
+      })),
       reason: request.reason,
       ...(deps.padesLevel ? { padesLevel: deps.padesLevel } : {}),
     });
@@ -117,4 +126,46 @@ export const createMarkIncompleteHandler =
     const marked = await deps.signer.envelopes.markIncomplete({ bytes, note: request.note });
     await deps.blob.put(request.targetKey, marked.bytes, PDF);
     return { objectKey: request.targetKey, size: marked.bytes.length };
+  };
+
+/**
+ * `pdf.prepare-envelope`: revision 0 of an envelope's document (the original with every recipient's
+ * fields as form fields, the certificate's pages and the audit metadata), stored under `targetKey`.
+ */
+export const createPrepareEnvelopeHandler =
+  (deps: Omit<EnvelopeHandlerDeps, 'padesLevel'>): RequestHandler<typeof PdfPrepareEnvelope> =>
+  async (request, ctx) => {
+    checkTargetKey(request.targetKey, 'targetKey');
+    const bytes = await readObject({
+      blob: deps.blob,
+      key: request.sourceKey,
+      maxBytes: deps.maxFileBytes,
+      field: 'sourceKey',
+    });
+    const prepared = await deps.signer.envelopes.prepareEnvelope({
+      bytes,
+      auditId: request.auditId,
+      envelopeId: request.envelopeId,
+      fileName: request.fileName,
+      subject: request.subject,
+      senderEmail: request.senderEmail,
+      createdAt: request.createdAt,
+      originalHash: request.originalHash,
+      recipients: request.recipients,
+    });
+    await deps.blob.put(request.targetKey, prepared.bytes, PDF);
+    ctx.logger.info('envelope prepared', {
+      auditId: request.auditId,
+      envelopeId: request.envelopeId,
+      pages: prepared.pageCount,
+      bytes: prepared.bytes.length,
+    });
+    return {
+      objectKey: request.targetKey,
+      fileHash: prepared.fileHash,
+      size: prepared.bytes.length,
+      pageCount: prepared.pageCount,
+      certificatePages: prepared.certificatePages,
+      events: prepared.events,
+    };
   };

@@ -4,6 +4,8 @@ import type {
   CompleteEnvelopeInput,
   EnvelopeResult,
   MarkIncompleteInput,
+  PreparedEnvelope,
+  PrepareEnvelopeInput,
   SignRevisionInput,
 } from '../domain/envelope/envelope-operations';
 import type { SigningMaterial } from '../domain/cms/load-signing-identity';
@@ -41,7 +43,8 @@ export interface InspectJob {
 export type EnvelopeTask =
   | { readonly op: 'sign-revision'; readonly input: Omit<SignRevisionInput, 'bytes'> }
   | { readonly op: 'complete-envelope'; readonly input: Omit<CompleteEnvelopeInput, 'bytes'> }
-  | { readonly op: 'mark-incomplete'; readonly input: Omit<MarkIncompleteInput, 'bytes'> };
+  | { readonly op: 'mark-incomplete'; readonly input: Omit<MarkIncompleteInput, 'bytes'> }
+  | { readonly op: 'prepare-envelope'; readonly input: Omit<PrepareEnvelopeInput, 'bytes'> };
 
 /** An envelope's document to append a revision or the completion to, or to mark; `bytes` is transferred. */
 export interface EnvelopeJob {
@@ -102,6 +105,8 @@ export type SignJobReply = (
         readonly bytes: ArrayBuffer;
         readonly length: number;
         readonly result?: Omit<EnvelopeResult, 'bytes'>;
+        /** For revision 0 (`prepare-envelope`): its facts. */
+        readonly prepared?: Omit<PreparedEnvelope, 'bytes'>;
       };
     }
   | { readonly id: number; readonly ok: false; readonly error: SignJobError }

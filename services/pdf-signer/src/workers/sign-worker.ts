@@ -141,6 +141,13 @@ const runEnvelope = async (job: EnvelopeJob) => {
       const { bytes: written } = await signer.envelopes.markIncomplete({ ...task.input, bytes });
       return { written, result: undefined };
     }
+    case 'prepare-envelope': {
+      const { bytes: written, ...prepared } = await signer.envelopes.prepareEnvelope({
+        ...task.input,
+        bytes,
+      });
+      return { written, result: undefined, prepared };
+    }
   }
 };
 
@@ -155,9 +162,16 @@ port.on('message', (job: WorkerJob) => {
   }
   if ('envelope' in job) {
     runEnvelope(job).then(
-      ({ written, result }) => {
+      (done) => {
+        const { written, result } = done;
+        const prepared = 'prepared' in done ? done.prepared : undefined;
         const view = transferableView(written);
-        const envelope = { bytes: view.buffer, length: view.length, ...(result ? { result } : {}) };
+        const envelope = {
+          bytes: view.buffer,
+          length: view.length,
+          ...(result ? { result } : {}),
+          ...(prepared ? { prepared } : {}),
+        };
         port.postMessage(replyTo({ id: job.id, ok: true, envelope }), [view.buffer]);
       },
       (err: unknown) => port.postMessage(replyTo({ id: job.id, ok: false, error: errorOf(err) })),

@@ -502,8 +502,8 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     const transfer = transferableBytes(bytes);
     const reply = await submit({ id: nextJobId++, envelope: { ...task, bytes: transfer } }, transfer);
     if (!('envelope' in reply)) throw new Error('signing worker answered an envelope job with no document');
-    const { bytes: written, length, result } = reply.envelope;
-    return { bytes: Buffer.from(written, 0, length), result };
+    const { bytes: written, length, result, prepared } = reply.envelope;
+    return { bytes: Buffer.from(written, 0, length), result, prepared };
   };
   const withResult = async (task: EnvelopeTask, bytes: Buffer): Promise<EnvelopeResult> => {
     const { bytes: written, result } = await runEnvelope(task, bytes);
@@ -516,6 +516,11 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     markIncomplete: async ({ bytes, ...input }) => ({
       bytes: (await runEnvelope({ op: 'mark-incomplete', input }, bytes)).bytes,
     }),
+    prepareEnvelope: async ({ bytes, ...input }) => {
+      const { bytes: written, prepared } = await runEnvelope({ op: 'prepare-envelope', input }, bytes);
+      if (!prepared) throw new Error('signing worker answered a prepare-envelope job with no result');
+      return { ...prepared, bytes: written };
+    },
   };
 
   return {

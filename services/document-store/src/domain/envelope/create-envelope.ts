@@ -3,6 +3,7 @@ import {
   MAX_SIGNING_SUBJECT_LENGTH,
   ServiceError,
   type EnvelopeCreate,
+  type PdfPrepareEnvelope,
   type TEnvelope,
   ZReminderSettings,
 } from '@esign/contracts';
@@ -30,6 +31,20 @@ import {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** pdf-signer's `pdf.prepare-envelope`: revision 0 (the original with every field as a form field and the certificate's pages). */
+export type PrepareEnvelopePort = (
+  request: z.input<(typeof PdfPrepareEnvelope)['request']>,
+) => Promise<z.infer<(typeof PdfPrepareEnvelope)['reply']>>;
+
+/** `envelope.create`'s deps: without `prepareEnvelope` the head starts as the original (tests of the workflow alone). */
+export interface CreateEnvelopeDeps extends EnvelopeDeps {
+  readonly prepareEnvelope?: PrepareEnvelopePort;
+}
+
+/** Where revision 0 of an envelope's document is stored. */
+export const preparedKeyFor = (accountId: string, envelopeId: string): string =>
+  `envelopes/${accountId}/${envelopeId}/0.pdf`;
+
 /** `env_` + 24 base62 characters from the CSPRNG. */
 export const newEnvelopeId = (): string => `env_${randomBase62(24)}`;
 /** `rcp_` + 24 base62 characters from the CSPRNG. */
@@ -55,7 +70,7 @@ const replayOf = (existing: TEnvelopeAggregate, requestHash: string, now: Date):
  * `events.envelope.sent`, in one transaction. A replay of an Idempotency-Key writes and publishes nothing.
  */
 export const createEnvelope = async (
-  deps: EnvelopeDeps,
+  deps: CreateEnvelopeDeps,
   request: z.output<(typeof EnvelopeCreate)['request']>,
 ): Promise<TEnvelope> => {
   // The signing page serves this object to whoever holds a link: only the account's own pending
@@ -91,23 +106,50 @@ export const createEnvelope = async (
     remindersSent: 0,
     lastRemindedAt: null,
   }));
+  const auditId = newAuditId();
+  const subject = (request.subject ?? `Please sign: ${request.fileName.replace(/[\r\n]+/g, ' ')}`).slice(
+    0,
+    MAX_SIGNING_SUBJECT_LENGTH,
+  );
+  // Revision 0: every recipient's field as a form field (named r<i>f<j> by the recipient's position and
+  // the field's index), so that each signer's revision and the completion only fill in and sign. Made
+  // before the transaction: a document pdf-signer refuses writes nothing (its invalid_argument goes back).
+  const prepared = deps.prepareEnvelope
+    ? await deps.prepareEnvelope({
+        accountId: request.accountId,
+        auditId,
+        envelopeId,
+        sourceKey: request.objectKey,
+        targetKey: preparedKeyFor(request.accountId, envelopeId),
+        fileName: request.fileName,
+        subject,
+        senderEmail: request.senderEmail,
+        createdAt: now.toISOString(),
+        originalHash: request.originalHash,
+        recipients: recipients.map((r) => ({
+          name: r.name,
+          email: r.email,
+          role: r.role,
+          order: r.orderGroup,
+          fields: r.fields,
+        })),
+      })
+    : undefined;
+  const headKey = prepared?.objectKey ?? request.objectKey;
   const created: TEnvelopeAggregate = {
     envelope: {
       id: envelopeId,
       accountId: request.accountId,
-      auditId: newAuditId(),
+      auditId,
       senderEmail: request.senderEmail,
-      subject: (request.subject ?? `Please sign: ${request.fileName.replace(/[\r\n]+/g, ' ')}`).slice(
-        0,
-        MAX_SIGNING_SUBJECT_LENGTH,
-      ),
+      subject,
       message: request.message ?? null,
       fileName: request.fileName,
       originalKey: request.objectKey,
       originalHash: request.originalHash,
       pageCount: request.pageCount,
       status: 'pending',
-      headKey: request.objectKey,
+      headKey,
       revision: 0,
       claimRecipientId: null,
       claimedUntil: null,
@@ -146,6 +188,24 @@ export const createEnvelope = async (
             expiresAt: envelope.expiresAt.toISOString(),
           },
         },
+        // Revision 0, for the audit log: what pdf-signer made of the original, and its hash.
+        ...(prepared
+          ? [
+              {
+                recipientId: null,
+                event: 'prepared',
+                at: now,
+                ipAddress: null,
+                userAgent: null,
+                details: {
+                  ...prepared.events[0]?.details,
+                  fileHash: prepared.fileHash,
+                  pageCount: prepared.pageCount,
+                  certificatePages: prepared.certificatePages,
+                },
+              },
+            ]
+          : []),
       ]);
       await insertOutbox(
         client,

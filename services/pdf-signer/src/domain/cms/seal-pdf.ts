@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import { PDFName, PDFNumber } from 'pdf-lib';
-import type { PDFDocument, PDFPage } from 'pdf-lib';
+import type { PDFDict, PDFDocument, PDFPage } from 'pdf-lib';
 import { buildCmsSignature } from './build-cms-signature';
 import type { SigningIdentity } from './load-signing-identity';
 import type { UpdateBase } from '../document/incremental-update';
@@ -64,26 +64,34 @@ export const sealPdf = async (options: {
   spareBytes?: number;
   /** The signature's /SubFilter (default SIGNATURE_SUBFILTER). */
   subFilter?: string;
+  /** An existing, unsigned signature field (field and widget in one dictionary) to sign instead of a new one. */
+  field?: PDFDict;
 }): Promise<SealedPdf> => {
   const { doc, page, identity, placeholderBytes, signedAt } = options;
   const { context } = doc;
   // Registered so that references resolve; its bytes are written below instead of pdf-lib's.
   const signatureRef = context.register(context.obj({ Type: 'Sig' }));
-  const widget = context.obj({
-    Type: 'Annot',
-    Subtype: 'Widget',
-    FT: 'Sig',
-    Rect: [0, 0, 0, 0],
-    // Print + Locked: an invisible field that cannot be moved.
-    F: 132,
-    V: signatureRef,
-    P: page.ref,
-  });
-  widget.set(PDFName.of('T'), pdfText(options.fieldName));
-  const widgetRef = context.register(widget);
-  page.node.addAnnot(widgetRef);
   const acroForm = doc.catalog.getOrCreateAcroForm();
-  acroForm.addField(widgetRef);
+  if (options.field) {
+    // A signature field the document already has (an envelope's, made at its revision 0): only its
+    // value is set, so that no page and no annotation list changes.
+    options.field.set(PDFName.of('V'), signatureRef);
+  } else {
+    const widget = context.obj({
+      Type: 'Annot',
+      Subtype: 'Widget',
+      FT: 'Sig',
+      Rect: [0, 0, 0, 0],
+      // Print + Locked: an invisible field that cannot be moved.
+      F: 132,
+      V: signatureRef,
+      P: page.ref,
+    });
+    widget.set(PDFName.of('T'), pdfText(options.fieldName));
+    const widgetRef = context.register(widget);
+    page.node.addAnnot(widgetRef);
+    acroForm.addField(widgetRef);
+  }
   // SignaturesExist | AppendOnly.
   acroForm.dict.set(PDFName.of('SigFlags'), PDFNumber.of(3));
   // Standard fonts and other pending embeddings are written into the context here.

@@ -67,7 +67,7 @@ const streamContents = (object: PDFStream): Uint8Array => {
  */
 export const serializePdf = (
   context: PDFContext,
-  verbatim: VerbatimObject,
+  verbatim: VerbatimObject | undefined,
   base?: UpdateBase,
   spareBytes = 0,
 ): { file: Buffer; verbatimOffset: number } => {
@@ -76,10 +76,10 @@ export const serializePdf = (
   const separator = base && !/[\r\n]$/.test(base.bytes.toString('latin1', base.bytes.length - 1)) ? '\n' : '';
   const entries: Entry[] = [];
   for (const [ref, object] of context.enumerateIndirectObjects()) {
-    if (base && ref !== verbatim.ref && !hasChanged(fingerprintFor(base, ref), object)) continue;
+    if (base && ref !== verbatim?.ref && !hasChanged(fingerprintFor(base, ref), object)) continue;
     const head = `${ref.objectNumber} ${ref.generationNumber} obj\n`;
     const tail = 9; // "\nendobj\n\n"
-    if (ref === verbatim.ref) {
+    if (verbatim && ref === verbatim.ref) {
       entries.push({ ref, head, verbatim, size: head.length + verbatim.size + tail });
     } else if (object instanceof PDFStream) {
       const contents = streamContents(object);

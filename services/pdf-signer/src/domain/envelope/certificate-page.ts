@@ -28,10 +28,10 @@ const CONTENT_WIDTH = AUDIT_PAGE_SIZE[0] - 2 * MARGIN;
 const MAX_VALUE_CHARS = 600;
 const MAX_VALUE_LINES = 6;
 
-const ROLE_NAMES = { signer: 'Signer', approver: 'Approver', cc: 'Receives a copy' } as const;
+export const ROLE_NAMES = { signer: 'Signer', approver: 'Approver', cc: 'Receives a copy' } as const;
 
 /** An ISO timestamp as UTC, to the second: `2026-11-26 16:45:14 UTC`. */
-const utc = (iso: string) => {
+export const utc = (iso: string): string => {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 };
@@ -160,4 +160,93 @@ export const addCertificatePages = (options: {
   }
   content?.commit();
   return pages;
+};
+
+/** What revision 0's certificate header states (nothing that is known only at completion). */
+export interface CertificateHeader {
+  readonly envelopeId: string;
+  readonly auditId: string;
+  readonly fileName: string;
+  readonly subject: string;
+  readonly senderEmail: string;
+  readonly createdAt: string;
+  readonly originalHash: string;
+}
+
+/**
+ * The first certificate page's body holds about 4 recipients at the body's largest type, each further
+ * page about 6 (the body shrinks its type to fit, down to 4 pt, before anything is cut).
+ */
+const RECIPIENTS_ON_FIRST_PAGE = 4;
+const RECIPIENTS_PER_PAGE = 6;
+
+/**
+ * Append the certificate of completion's pages at revision 0: on the first, the static header (title,
+ * envelope ID, audit ID, document, subject, sender, created time, the original's hash) drawn as page
+ * content, then "Recipients and events" and the body's area; one more page per 6 recipients past 4, each a
+ * continuation line and a body area. The body areas become read-only text fields filled at completion.
+ */
+export const addCertificateTemplate = (options: {
+  doc: PDFDocument;
+  header: CertificateHeader;
+  recipients: number;
+  library: FontLibrary;
+  fonts: DocumentFonts;
+}): { page: PDFPage; rect: [number, number, number, number] }[] => {
+  const { doc, header, library, fonts } = options;
+  const make = createLineMaker(library);
+  const helvetica = standardFontMetrics(library.helvetica);
+  const bodies: { page: PDFPage; rect: [number, number, number, number] }[] = [];
+  const extra = Math.ceil(Math.max(0, options.recipients - RECIPIENTS_ON_FIRST_PAGE) / RECIPIENTS_PER_PAGE);
+  for (let k = 0; k <= extra; k++) {
+    const page = doc.addPage([...AUDIT_PAGE_SIZE]);
+    const content = createPageContent(page, fonts);
+    let y = AUDIT_PAGE_SIZE[1] - MARGIN;
+    const draw = (line: DrawableLine, size: number, gapAfter = 0) => {
+      y -= line.ascent * size;
+      content.drawLine(line, { x: MARGIN, y, size });
+      y -= -line.descent * size + gapAfter;
+    };
+    const value = (raw: string, size: number, gapAfter: number) => {
+      let text = cleanText(raw) || '(none)';
+      if (text.length > MAX_VALUE_CHARS) text = `${text.slice(0, MAX_VALUE_CHARS)}…`;
+      const wrapped = wrapValue({ text, library, size, maxWidth: CONTENT_WIDTH });
+      const lines = wrapped.lines.slice(0, 3);
+      for (const [i, line] of lines.entries()) draw(line, size, i === lines.length - 1 ? gapAfter : 2);
+    };
+    if (k === 0) {
+      content.push('0 0 0 rg');
+      draw(make.fixed('Certificate of completion', true), 20, 6);
+      content.push('0.3 0.3 0.3 rg');
+      const intro =
+        'These pages were added by the e-signature service when the envelope was sent; their recipients ' +
+        "and events are filled in when every signer and approver has acted. Each signer's revision " +
+        "carries a digital signature of its own; the service's seal over the whole file follows them.";
+      for (const line of wrapStandard(intro, CONTENT_WIDTH, 9, helvetica)) draw(make.fixed(line), 9, 2);
+      y -= 10;
+      const facts: [string, string][] = [
+        ['Envelope ID', header.envelopeId],
+        ['Audit ID', header.auditId],
+        ['Document', header.fileName],
+        ['Subject', header.subject],
+        ['Sent by', header.senderEmail],
+        ['Created (UTC)', utc(header.createdAt)],
+        ['SHA-256 of the original document', header.originalHash],
+      ];
+      for (const [label, text] of facts) {
+        content.push('0.35 0.35 0.4 rg');
+        draw(make.fixed(label.toUpperCase(), true), 7.5, 2);
+        content.push('0 0 0 rg');
+        value(text, 10.5, 6);
+      }
+      y -= 6;
+      draw(make.fixed('Recipients and events', true), 13, 6);
+    } else {
+      content.push('0.35 0.35 0.4 rg');
+      draw(make.fixed(`Certificate of completion (continued), envelope ${header.envelopeId}`, true), 8, 10);
+    }
+    content.commit();
+    bodies.push({ page, rect: [MARGIN, MARGIN, MARGIN + CONTENT_WIDTH, Math.floor(y)] });
+  }
+  return bodies;
 };

@@ -15,6 +15,8 @@ import type { PreparedSignature } from '../stamp/stamp-signatures';
 export interface FilledField {
   readonly field: TEnvelopeField;
   readonly value?: string | boolean;
+  /** The prepared form field it fills (`r<i>f<j>`), when the caller knows it. */
+  readonly fieldName?: string;
 }
 
 /** Percent of the page a field may reach past an edge (rounding in the caller's arithmetic). */
@@ -100,7 +102,7 @@ export const checkFields = (
 };
 
 /** `box`'s largest sub-box of the given aspect (height / width), centred in it. */
-const fitAspect = (box: VisibleBox, aspect: number): VisibleBox => {
+export const fitAspect = (box: VisibleBox, aspect: number): VisibleBox => {
   let width = box.width;
   let height = width * aspect;
   if (height > box.height) {
@@ -111,7 +113,7 @@ const fitAspect = (box: VisibleBox, aspect: number): VisibleBox => {
 };
 
 /** A value on one line inside its box: as large as the box's height allows, shrunk to its width, clipped. */
-const drawText = (
+export const drawText = (
   content: PageContent,
   frame: PageFrame,
   box: VisibleBox,
@@ -136,7 +138,7 @@ const drawText = (
 };
 
 /** A tick inside the box (a checked checkbox). */
-const drawTick = (content: PageContent, frame: PageFrame, box: VisibleBox) => {
+export const drawTick = (content: PageContent, frame: PageFrame, box: VisibleBox) => {
   const side = Math.min(box.width, box.height);
   const inner = fitAspect(box, 1);
   const p = (u: number, v: number) => `${num(u * side)} ${num(v * side)}`;

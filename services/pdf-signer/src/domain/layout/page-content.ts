@@ -1,4 +1,4 @@
-import { StandardFonts } from 'pdf-lib';
+import { PDFName, StandardFonts } from 'pdf-lib';
 import type { PDFDocument, PDFFont, PDFPage, PDFRef } from 'pdf-lib';
 import { createTrueTypeEmbedding } from './embed-truetype-font';
 import type { TrueTypeEmbedding } from './embed-truetype-font';
@@ -98,28 +98,17 @@ export interface PageContent {
 const isStandardPiece = (piece: TextPiece | StandardPiece): piece is StandardPiece =>
   'standard' in piece.face;
 
-export const createPageContent = (page: PDFPage, fonts: DocumentFonts): PageContent => {
+/** Operators drawn with fonts and images named by `fontName` and `xObjectName` (resources of a page or a form). */
+const createContent = (
+  fonts: DocumentFonts,
+  fontName: (ref: PDFRef) => string,
+  xObjectName: (ref: PDFRef) => string,
+  commit: (ops: string[]) => void,
+): PageContent => {
   const ops: string[] = [];
-  const fontNames = new Map<PDFRef, string>();
-  const xObjectNames = new Map<PDFRef, string>();
-  const fontName = (ref: PDFRef) => {
-    let name = fontNames.get(ref);
-    if (!name) {
-      name = page.node.newFontDictionary('Esf', ref).toString();
-      fontNames.set(ref, name);
-    }
-    return name;
-  };
   return {
     push: (...more) => void ops.push(...more),
-    xObject(ref) {
-      let name = xObjectNames.get(ref);
-      if (!name) {
-        name = page.node.newXObject('Esx', ref).toString();
-        xObjectNames.set(ref, name);
-      }
-      return name;
-    },
+    xObject: xObjectName,
     drawLine(line, { x, y, size }) {
       let pen = x;
       for (const piece of line.pieces) {
@@ -150,11 +139,85 @@ export const createPageContent = (page: PDFPage, fonts: DocumentFonts): PageCont
       }
     },
     commit() {
+      commit(ops);
+      ops.length = 0;
+    },
+  };
+};
+
+/** A name per resource, made once. */
+const namer = (make: (ref: PDFRef) => string) => {
+  const names = new Map<PDFRef, string>();
+  return (ref: PDFRef) => {
+    let name = names.get(ref);
+    if (!name) {
+      name = make(ref);
+      names.set(ref, name);
+    }
+    return name;
+  };
+};
+
+export const createPageContent = (page: PDFPage, fonts: DocumentFonts): PageContent =>
+  createContent(
+    fonts,
+    namer((ref) => page.node.newFontDictionary('Esf', ref).toString()),
+    namer((ref) => page.node.newXObject('Esx', ref).toString()),
+    (ops) => {
       if (ops.length === 0) return;
       // Operators are ASCII; pdf-lib would copy a string into bytes one character at a time.
       const stream = page.doc.context.stream(Buffer.from(ops.join('\n'), 'latin1'));
       page.node.addContentStream(page.doc.context.register(stream));
-      ops.length = 0;
+    },
+  );
+
+/**
+ * A form XObject (an annotation's appearance stream): `width` x `height` points with the origin at its
+ * bottom-left corner, its own resources, turned by `matrix` (a rotation, no translation) as a widget on
+ * a rotated page needs. `commit` registers it; `ref` is then its reference.
+ */
+export const createFormContent = (
+  doc: PDFDocument,
+  fonts: DocumentFonts,
+  options: { width: number; height: number; matrix?: Matrix },
+): PageContent & { readonly ref: () => PDFRef } => {
+  const { context } = doc;
+  const fontDict = context.obj({});
+  const xObjectDict = context.obj({});
+  let count = 0;
+  let registered: PDFRef | undefined;
+  const content = createContent(
+    fonts,
+    namer((ref) => {
+      const name = `Esf${++count}`;
+      fontDict.set(PDFName.of(name), ref);
+      return `/${name}`;
+    }),
+    namer((ref) => {
+      const name = `Esx${++count}`;
+      xObjectDict.set(PDFName.of(name), ref);
+      return `/${name}`;
+    }),
+    (ops) => {
+      const resources = context.obj({});
+      if (fontDict.keys().length > 0) resources.set(PDFName.of('Font'), fontDict);
+      if (xObjectDict.keys().length > 0) resources.set(PDFName.of('XObject'), xObjectDict);
+      const stream = context.stream(Buffer.from(ops.join('\n'), 'latin1'), {
+        Type: 'XObject',
+        Subtype: 'Form',
+        BBox: [0, 0, options.width, options.height],
+        ...(options.matrix ? { Matrix: [...options.matrix] } : {}),
+        Resources: resources,
+      });
+      registered = context.register(stream);
+    },
+  );
+  return {
+    ...content,
+    ref() {
+      if (!registered) content.commit();
+      if (!registered) throw new Error('appearance stream not registered');
+      return registered;
     },
   };
 };
