@@ -247,6 +247,8 @@ describe('envelopes, end to end', () => {
     });
     await page.goto(link1.url);
     await page.locator('[data-field="3"] input').waitFor();
+    // The document's own two pages, not the certificate of completion's (empty until completion).
+    expect(await page.locator('.pdf-page').count()).toBe(2);
     await page.locator('[data-field="3"] input').fill('Lisbon');
     await page.locator('[data-field="4"] input[type=checkbox]').check();
     const canvas = page.locator('#signature-canvas');

@@ -532,7 +532,7 @@ const start = async () => {
   statusLine.textContent = 'Loading the document…';
   try {
     const bytes = await answerOf(client.GET('/envelope/api/document', { parseAs: 'arrayBuffer' }));
-    const pdf = await renderPdf(documentView, { data: bytes });
+    const pdf = await renderPdf(documentView, { data: bytes }, { maxPages: envelope.pageCount });
     fields = placeFields(pdf.pages, envelope.recipient);
     documentView.setAttribute('aria-busy', 'false');
     statusLine.textContent = `The document has ${pdf.pageCount} page${pdf.pageCount === 1 ? '' : 's'}.`;

@@ -53,6 +53,11 @@ export interface RenderPdfOptions {
   pageLabel?: (index: number, count: number) => string;
   /** Called after each page has been drawn (e.g. for progress). */
   onPage?: (page: PdfPageView) => void;
+  /**
+   * Draw only the first pages (an envelope's document carries its certificate of completion's pages
+   * at the end from the start, empty until completion: the signer is shown the document's own).
+   */
+  maxPages?: number;
   signal?: AbortSignal;
 }
 
@@ -116,7 +121,8 @@ export const renderPdf = async (
   const pages: PdfPageView[] = [];
   const ratio = Math.max(1, Math.min(window.devicePixelRatio || 1, 3));
   try {
-    for (let i = 0; i < doc.numPages; i++) {
+    const count = Math.min(doc.numPages, options.maxPages ?? doc.numPages);
+    for (let i = 0; i < count; i++) {
       if (options.signal?.aborted) throw new PdfViewError('Stopped.');
       const page = await doc.getPage(i + 1);
       const base = page.getViewport({ scale: 1 });
@@ -128,7 +134,7 @@ export const renderPdf = async (
         class: 'pdf-page',
         'data-page': i,
         role: 'group',
-        'aria-label': pageLabel(i, doc.numPages),
+        'aria-label': pageLabel(i, count),
       });
       element.style.position = 'relative';
       element.style.margin = '0 auto';
@@ -182,7 +188,7 @@ export const renderPdf = async (
   }
 
   return {
-    pageCount: doc.numPages,
+    pageCount: Math.min(doc.numPages, options.maxPages ?? doc.numPages),
     pages,
     destroy: async () => {
       for (const view of pages) view.element.remove();
