@@ -13,7 +13,8 @@
  * turn opened. Growth: the document's size after each signer's revision (its head as the next signer's
  * page reads it), and after the completion (certificate of completion and seal).
  * Target (issue 24): a signer's step costs at most 1.5x a sign; each revision adds about one signature
- * plus the drawn fields, never a copy of the document. Honours BENCH_TSA=off like bench:sign.
+ * plus the drawn fields, never a copy of the document. Honours BENCH_TSA=off and BENCH_PROFILE=<service>
+ * like bench:sign.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,6 +78,10 @@ const main = async () => {
       },
       'pdf-signer': process.env.BENCH_TSA === 'off' ? { TSA_URLS: '' } : {},
     },
+    // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops.
+    ...(process.env.BENCH_PROFILE
+      ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
+      : {}),
   });
   const base = test.stack.gatewayUrl;
   try {
