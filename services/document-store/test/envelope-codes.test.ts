@@ -23,7 +23,7 @@ import type pg from 'pg';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelopeCodeHash } from '../src/domain/envelope/email-code';
-import { test, type TestBed } from './helpers';
+import { prepareEnvelopeStandIn, test, type TestBed } from './helpers';
 
 let bed: TestBed;
 let db: pg.Client;
@@ -52,6 +52,7 @@ test.beforeAll(async ({ bed: fileBed, db: fileDb }) => {
     timeoutMs: 5000,
   });
   await pdf.serve([
+    prepareEnvelopeStandIn(() => blob),
     endpoint(PdfCompleteEnvelope, async (request) => {
       certificates.set(request.envelopeId, request.recipients);
       const signedKey = `signed/${request.accountId}/${request.auditId}.pdf`;

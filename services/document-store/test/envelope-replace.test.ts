@@ -24,7 +24,7 @@ import { startTestS3, type TestS3 } from '@esign/testing';
 import type pg from 'pg';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { test, verifyAuditChain, type TestBed } from './helpers';
+import { prepareEnvelopeStandIn, test, verifyAuditChain, type TestBed } from './helpers';
 
 /**
  * Resending a recipient's email and replacing a recipient (`envelope.resend-recipient`,
@@ -58,6 +58,7 @@ test.beforeAll(async ({ bed: fileBed, db: fileDb }) => {
     timeoutMs: 5000,
   });
   await pdf.serve([
+    prepareEnvelopeStandIn(() => blob),
     endpoint(PdfCompleteEnvelope, async (request) => {
       certificates.set(request.envelopeId, request.recipients);
       const signedKey = `signed/${request.accountId}/${request.auditId}.pdf`;
@@ -303,13 +304,14 @@ describe('envelope.replace-recipient', () => {
     const story = await storyOf(envelope.envelopeId);
     expect(story.map((e) => e.event)).toEqual([
       'sent',
+      'prepared',
       'notified',
       'emailed',
       'viewed',
       'replaced',
       'notified',
     ]);
-    expect(story[4]?.details).toMatchObject({
+    expect(story[5]?.details).toMatchObject({
       recipientId: ann,
       replacedName: 'Ann',
       replacedEmail: 'ann@example.com',

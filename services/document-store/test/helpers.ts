@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { connectBus, type Bus } from '@esign/bus';
-import type { TRecordDocumentRequest, TStoredAuditEvent } from '@esign/contracts';
+import type { BlobStore } from '@esign/blob';
+import { connectBus, endpoint, type Bus } from '@esign/bus';
+import { PdfPrepareEnvelope, type TRecordDocumentRequest, type TStoredAuditEvent } from '@esign/contracts';
 import { newAuditId } from '@esign/ids';
 import { createLogger, type Logger } from '@esign/telemetry';
 import { createTestDatabase, testNatsUrl, uniqueBusPrefix, type TestDatabase } from '@esign/testing';
@@ -135,3 +136,24 @@ export const verifyAuditChain = (auditId: string, log: readonly TStoredAuditEven
   }
   return broken;
 };
+
+/**
+ * pdf-signer's `pdf.prepare-envelope` as document-store sees it, for files that do not look at
+ * revision 0's content: the original copied to the target (an empty revision 0 when the request was
+ * made straight on the bus, with no original uploaded).
+ */
+export const prepareEnvelopeStandIn = (blob: () => BlobStore) =>
+  endpoint(PdfPrepareEnvelope, async (request) => {
+    const store = blob();
+    if (await store.stat(request.sourceKey)) await store.copy(request.sourceKey, request.targetKey);
+    else await store.put(request.targetKey, Buffer.from('%PDF-1.7 revision 0'));
+    const bytes = await store.getBuffer(request.targetKey);
+    return {
+      objectKey: request.targetKey,
+      fileHash: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+      size: bytes.length,
+      pageCount: 3,
+      certificatePages: 1,
+      events: [],
+    };
+  });

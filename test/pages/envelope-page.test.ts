@@ -21,7 +21,12 @@ import express from 'express';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import { loadWebPage, mountWebAssets, sendWebPage, WEB_DIST_DIR } from '../src/http/web-pages';
+import {
+  loadWebPage,
+  mountWebAssets,
+  sendWebPage,
+  WEB_DIST_DIR,
+} from '../../services/gateway/src/http/web-pages';
 
 /** Screenshots of the page (phone, desktop), for a person to look at. */
 const screenshotDir = process.env.E2E_SCREENSHOTS ?? tmpdir();
@@ -89,7 +94,7 @@ let server: Server;
 let baseUrl: string;
 let pdf: Buffer;
 
-const WEB_SOURCE_DIR = fileURLToPath(new URL('../web/', import.meta.url));
+const WEB_SOURCE_DIR = fileURLToPath(new URL('../../services/gateway/web/', import.meta.url));
 
 const newestIn = (dir: string): number =>
   Math.max(

@@ -17,7 +17,12 @@ import express from 'express';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import { loadWebPage, mountWebAssets, sendWebPage, WEB_DIST_DIR } from '../src/http/web-pages';
+import {
+  loadWebPage,
+  mountWebAssets,
+  sendWebPage,
+  WEB_DIST_DIR,
+} from '../../services/gateway/src/http/web-pages';
 
 const TOKEN = 'Zb3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nP_-';
 
@@ -50,7 +55,7 @@ let server: Server;
 let baseUrl: string;
 let pdf: Buffer;
 
-const WEB_SOURCE_DIR = fileURLToPath(new URL('../web/', import.meta.url));
+const WEB_SOURCE_DIR = fileURLToPath(new URL('../../services/gateway/web/', import.meta.url));
 const newestIn = (dir: string): number =>
   Math.max(
     0,

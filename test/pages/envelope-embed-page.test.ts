@@ -22,10 +22,10 @@ import {
   loadWebPage,
   mountWebAssets,
   WEB_DIST_DIR,
-} from '../src/http/web-pages';
+} from '../../services/gateway/src/http/web-pages';
 
 const TOKEN = 'Zb3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nP_-';
-const WEB_SOURCE_DIR = fileURLToPath(new URL('../web/', import.meta.url));
+const WEB_SOURCE_DIR = fileURLToPath(new URL('../../services/gateway/web/', import.meta.url));
 
 const newestIn = (dir: string): number =>
   Math.max(
