@@ -710,26 +710,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/envelopes/{envelopeId}/cancel': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Cancel a pending envelope
-     * @description Every link stops working at once (410) and the recipients whose turn had come are told by email. Only a pending envelope can be canceled (409 otherwise); an unknown envelope or another account's answers 404.
-     */
-    post: operations['cancelEnvelope'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/resend': {
     parameters: {
       query?: never;
@@ -804,6 +784,26 @@ export interface paths {
      * @description For a recipient created with `embedded: true` (who gets no email), once their group's turn has come and while they have not acted: a URL of their signing page to show in an iframe on your site (one of the account's embed origins). It works once and must be opened within 5 minutes; ask for a new one for every page view (the new one replaces the earlier ones). The page tells its parent what happens with postMessage (`loaded`, `viewed`, `signed`, `approved`, `declined`, `error`). 409 when the recipient is not embedded, their turn has not come, they acted, the envelope ended, or the account registered no embed origin; 404 for an unknown envelope or recipient or another account's.
      */
     post: operations['createSigningUrl'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/envelopes/{envelopeId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a pending envelope
+     * @description Every link stops working at once (410) and the recipients whose turn had come are told by email. Only a pending envelope can be canceled (409 otherwise); an unknown envelope or another account's answers 404.
+     */
+    post: operations['cancelEnvelope'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7575,110 +7575,6 @@ export interface operations {
       };
     };
   };
-  cancelEnvelope: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
-        'Idempotency-Key'?: string;
-      };
-      path: {
-        /**
-         * @description The envelope ID (env_…)
-         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
-         */
-        envelopeId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Canceled */
-      200: {
-        headers: {
-          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
-          'Idempotent-Replayed'?: 'true';
-          /** @description Requests allowed per minute */
-          'RateLimit-Limit': string;
-          /** @description Requests left in this minute */
-          'RateLimit-Remaining': string;
-          /** @description Seconds until the window resets */
-          'RateLimit-Reset': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Envelope'];
-        };
-      };
-      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description No such resource for this account */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description Too many requests; see Retry-After */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description Unexpected failure; retry */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'Retry-After': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
   resendEnvelopeRecipient: {
     parameters: {
       query?: never;
@@ -8050,6 +7946,110 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['SigningUrl'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  cancelEnvelope: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Canceled */
+      200: {
+        headers: {
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
         };
       };
       /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */

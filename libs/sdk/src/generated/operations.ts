@@ -227,14 +227,6 @@ export const OPERATIONS = {
     requestType: null,
     successType: 'application/json',
   },
-  cancelEnvelope: {
-    method: 'POST',
-    path: '/api/v1/envelopes/{envelopeId}/cancel',
-    idempotent: true,
-    security: 'apiKey',
-    requestType: null,
-    successType: 'application/json',
-  },
   resendEnvelopeRecipient: {
     method: 'POST',
     path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/resend',
@@ -262,6 +254,14 @@ export const OPERATIONS = {
   createSigningUrl: {
     method: 'POST',
     path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/signing-url',
+    idempotent: true,
+    security: 'apiKey',
+    requestType: null,
+    successType: 'application/json',
+  },
+  cancelEnvelope: {
+    method: 'POST',
+    path: '/api/v1/envelopes/{envelopeId}/cancel',
     idempotent: true,
     security: 'apiKey',
     requestType: null,

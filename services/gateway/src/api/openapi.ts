@@ -281,6 +281,7 @@ export const buildOpenApiDocument = (operations: readonly AnyOperation[], option
       description: op.description,
       security: SECURITY[op.auth],
       ...(op.dashboard || op.auth === 'session' ? { 'x-dashboard': true } : {}),
+      ...(op.collection === false ? { 'x-postman': false } : {}),
       parameters: [
         ...parametersOf(op.request.params, 'path'),
         ...parametersOf(op.request.query, 'query'),

@@ -193,6 +193,13 @@ export interface OperationDeclaration<
    */
   readonly dashboard?: true;
   /**
+   * `false`: left out of the Postman collection (marked `x-postman: false`), for an operation whose
+   * success needs state that the collection's run cannot make on a deployment it does not own (an
+   * embedded recipient's signing URL needs the account's embed origins and an envelope made for it).
+   * Its answers are still checked by the end-to-end suite.
+   */
+  readonly collection?: false;
+  /**
    * `ifSent`: a request with an `Origin` header (any browser's POST) must come from this gateway's
    * origin (403 otherwise), so another site cannot submit it (login CSRF); clients without a browser
    * send no Origin. Operations with `auth: 'session'` check more than this (see `AuthKind`).

@@ -25,7 +25,7 @@ const operationsOf = (doc: { paths: Record<string, Record<string, unknown>> }) =
   );
 /** The operations a collection holds: the document's, without the dashboard's browser API. */
 const apiOperationsOf = (doc: { paths: Record<string, Record<string, unknown>> }) =>
-  operationsOf(doc).filter(({ op }) => op['x-dashboard'] !== true);
+  operationsOf(doc).filter(({ op }) => op['x-dashboard'] !== true && op['x-postman'] !== false);
 const requestsOf = (collection: PostmanCollection): PostmanRequestItem[] =>
   collection.item.flatMap((folder) => folder.item);
 const requestById = (collection: PostmanCollection, id: string): PostmanRequestItem => {

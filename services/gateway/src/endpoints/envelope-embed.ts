@@ -119,6 +119,7 @@ export const ZSigningUrl = named(
 export const createSigningUrlOperation = defineOperation({
   id: 'createSigningUrl',
   method: 'post',
+  collection: false,
   path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/signing-url',
   tag: 'Envelopes',
   summary: 'A signing URL for an embedded recipient',

@@ -15,6 +15,8 @@ export interface Carry {
   readonly variable: string;
   /** The script expression that reads it from the producer's response. */
   readonly from: string;
+  /** Read from the first item of a list in the body: used only when no operation offers it on top. */
+  readonly nested?: true;
 }
 
 /** Parameters (path, or required query) that a carried value can fill. */
@@ -40,6 +42,22 @@ export const producedBy = (
       const variable = wanted.get(normalise(name));
       if (variable && !carries.has(variable)) {
         carries.set(variable, { variable, from: `pm.response.json()[${JSON.stringify(name)}]` });
+      }
+    }
+    // A value of the first item of a list in the body (an envelope's `recipients[0].recipientId`).
+    for (const [list, property] of Object.entries(body.properties)) {
+      const items = isRecord(property) ? resolve(property).items : undefined;
+      const item = isRecord(items) ? resolve(items) : undefined;
+      if (!item || !isRecord(item.properties)) continue;
+      for (const name of Object.keys(item.properties)) {
+        const variable = wanted.get(normalise(name));
+        if (variable && !carries.has(variable)) {
+          carries.set(variable, {
+            variable,
+            from: `pm.response.json()[${JSON.stringify(list)}][0][${JSON.stringify(name)}]`,
+            nested: true,
+          });
+        }
       }
     }
   }
@@ -75,6 +93,11 @@ export const planCarries = (
         offers.set(carry.variable, [...(offers.get(carry.variable) ?? []), { producer, carry }]);
       }
     }
+    // A value read from a list's first item only where no operation offers it on top of its body.
+    for (const [variable, list] of offers) {
+      const onTop = list.filter((offer) => offer.carry.nested !== true);
+      if (onTop.length) offers.set(variable, onTop);
+    }
     offersTo.set(consumer, offers);
   }
   // Two resources can name a value alike (a signed document's auditId and a send's): a value a
@@ -92,7 +115,10 @@ export const planCarries = (
     for (const [variable, list] of offers) {
       const own = list.filter((offer) => offer.producer.tag === consumer.tag);
       const away = list.filter((offer) => !keptHome.has(`${offer.producer.op.operationId} ${variable}`));
-      for (const { producer, carry } of own.length ? own : away.length ? away : list) {
+      // Into a public operation, the first operation that makes it (a public check takes a signed
+      // document's audit ID, not an envelope's, which names no document until the envelope completes).
+      const from = own.length ? own : away.length ? (consumer.scheme ? away : away.slice(0, 1)) : list;
+      for (const { producer, carry } of from) {
         const carries = carriesOf.get(producer) ?? [];
         if (!carries.some((c) => c.variable === carry.variable)) carries.push(carry);
         carriesOf.set(producer, carries);

@@ -55,7 +55,11 @@ export const buildPostmanCollection = (
   // up accounts on someone's deployment, is the dashboard's business.
   const reads = readOperations(doc).filter((read) => {
     const scheme = read.scheme ? doc.components.securitySchemes[read.scheme] : undefined;
-    return read.op['x-dashboard'] !== true && !(scheme?.type === 'apiKey' && scheme.in === 'cookie');
+    return (
+      read.op['x-dashboard'] !== true &&
+      read.op['x-postman'] !== false &&
+      !(scheme?.type === 'apiKey' && scheme.in === 'cookie')
+    );
   });
   for (const read of reads) {
     const scheme = read.scheme ? doc.components.securitySchemes[read.scheme] : undefined;

@@ -32,6 +32,7 @@ const ZOperation = z.object({
   security: ZSecurity.optional(),
   /** The dashboard's browser API (session cookie, sign-in): not part of the collection. */
   'x-dashboard': z.boolean().optional(),
+  'x-postman': z.boolean().optional(),
   parameters: z.array(ZParameter).default([]),
   requestBody: z.object({ content: z.record(z.string(), ZMediaType) }).optional(),
   responses: z.record(z.string(), ZResponse),
