@@ -261,7 +261,8 @@ describe('the code step', () => {
     const plain = await open();
     await plain.page.locator('.pdf-page').first().waitFor();
     expect(await plain.page.locator('#code-step').count()).toBe(0);
-    expect(paths()).toEqual(['GET /recipient', 'GET /document', 'POST /view']);
+    // The view is reported once every page is drawn, after the first one shows.
+    await expect.poll(() => paths()).toEqual(['GET /recipient', 'GET /document', 'POST /view']);
     expectCleanRun(run);
     expectCleanRun(plain);
     await plain.page.close();

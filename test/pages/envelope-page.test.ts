@@ -288,6 +288,8 @@ describe('envelope signing page', () => {
     await page.screenshot({ path: join(screenshotDir, 'envelope-desktop.png'), fullPage: true });
 
     // One page load records exactly one view, after both pages were drawn.
+    await expect.poll(() => calls.filter((c) => c.path === '/view').length).toBe(1);
+    // And only one: nothing else reports it a moment later.
     await page.waitForTimeout(300);
     expect(calls.filter((c) => c.path === '/view')).toHaveLength(1);
     const order = calls.map((c) => `${c.method} ${c.path}`);
