@@ -16,7 +16,7 @@
  * plus the drawn fields, never a copy of the document. Honours BENCH_TSA=off and BENCH_PROFILE=<service>
  * like bench:sign.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,7 +27,7 @@ import { createLogger } from '@esign/telemetry';
 import { freePort } from '@esign/stack';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { makeTextPdf } from './documents';
-import { cpuMs } from './proc';
+import { cpuMs, pidsNamed } from './proc';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,18 +40,6 @@ const { values: args } = parseArgs({
 const SIGNERS = Number(args.signers);
 const ENVELOPES = Number(args.envelopes);
 const PAGES = Number(args.pages);
-
-const pidsNamed = (pattern: RegExp): number[] =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return pattern.test(readFileSync(`/proc/${entry}/comm`, 'utf8').trim());
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 
 const quantile = (values: number[], q: number): number => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -38,3 +38,17 @@ export const rssBytes = (pid: number): number => {
     return 0;
   }
 };
+
+/** Processes by their name (`comm`: Postgres, NATS), for CPU accounting. */
+export const pidsNamed = (pattern: RegExp): number[] => {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (pattern.test(readFileSync(`/proc/${entry}/comm`, 'utf8').trim())) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+};

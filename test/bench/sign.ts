@@ -8,7 +8,6 @@
  * without timestamps, then with a stand-in TSA that answers every request MS ms after it arrived,
  * concurrently (a production TSA's round trip; the local openssl one answers one at a time).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { connectBus } from '@esign/bus';
@@ -18,7 +17,7 @@ import type { ServiceName } from '@esign/stack';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { createLogger, startMetrics } from '@esign/telemetry';
 import { makeLargePdf, makePdf, makePng, parseSamples, startTestTsa } from '@esign/testing';
-import { cpuMs, rssBytes, threadCpuMs } from './proc';
+import { cpuMs, pidsNamed, rssBytes, threadCpuMs } from './proc';
 
 const { values: args } = parseArgs({
   options: {
@@ -73,20 +72,6 @@ const sampleMemory = (read: () => number) => {
 };
 
 const rssOf = (pids: number[]) => () => pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
-
-/** Processes of the infrastructure (Postgres, NATS) by name, for CPU accounting. */
-const pidsNamed = (pattern: RegExp): number[] => {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (pattern.test(readFileSync(`/proc/${entry}/comm`, 'utf8').trim())) pids.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
-};
 
 /** Run `total` calls of `fn`, `concurrency` at a time; time each. */
 const run = async (

@@ -16,9 +16,9 @@ import {
 import { z } from 'zod';
 import { named } from '../api/named';
 import { defineOperation, type OperationResult } from '../api/operation';
-import { escapeHtml } from '../http/html';
+import { LINK_PAGE_HEADERS, linkMessagePage, linkTokenOf } from '../http/link-pages';
 import { isSigningToken, signingTokenHash } from '../http/signing-token';
-import { framedContentSecurityPolicy, loadWebPage, WEB_CONTENT_SECURITY_POLICY } from '../http/web-pages';
+import { framedContentSecurityPolicy, loadWebPage } from '../http/web-pages';
 import {
   ENVELOPE_ENDED_MESSAGES,
   EnvelopeLinkEndedError,
@@ -45,17 +45,9 @@ import {
 
 export const TAG = 'Envelope signing page';
 
-const PAGE_HEADERS = {
-  'Content-Security-Policy': WEB_CONTENT_SECURITY_POLICY,
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Robots-Tag': 'noindex, nofollow',
-};
-
 /** The page of an embedded link: framed by the account's embed origins only (frame-ancestors). */
 const framedPageHeaders = (origins: readonly string[]) => ({
-  ...PAGE_HEADERS,
+  ...LINK_PAGE_HEADERS,
   'Content-Security-Policy': framedContentSecurityPolicy(origins),
 });
 
@@ -70,34 +62,9 @@ const ENDED_TITLES: Record<EnvelopeEnding, string> = {
   acted: 'Already done',
 };
 
-const messagePage = (title: string, message: string): string => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f3f4f6;color:#111827}
-main{max-width:36rem;margin:4rem auto;padding:2rem;background:#fff;border-radius:.75rem;box-shadow:0 1px 3px rgba(0,0,0,.1)}
-h1{font-size:1.4rem;margin-top:0}
-p{line-height:1.5}
-</style>
-</head>
-<body>
-<main role="main">
-<h1>${escapeHtml(title)}</h1>
-<p id="message">${escapeHtml(message)}</p>
-</main>
-</body>
-</html>
-`;
-
-export const tokenOf = (headers: { 'X-Signing-Token'?: string | undefined }): { hash: string } => {
-  const token = headers['X-Signing-Token'];
-  if (!token || !isSigningToken(token)) throw new ServiceError('not_found', UNKNOWN_ENVELOPE_LINK_MESSAGE);
-  return { hash: signingTokenHash(token) };
-};
+/** The token of a page call, hashed; an absent or malformed one is an unknown link (404). */
+export const tokenOf = (headers: { 'X-Signing-Token'?: string | undefined }) =>
+  linkTokenOf(headers, UNKNOWN_ENVELOPE_LINK_MESSAGE);
 
 export const ZTokenHeaders = z.object({
   'X-Signing-Token': z.string().max(200).optional().meta({
@@ -200,8 +167,8 @@ export const openEnvelopePageOperation = defineOperation({
   async handle({ params }, deps) {
     const notValid = {
       status: 404,
-      html: messagePage('Link not valid', UNKNOWN_ENVELOPE_LINK_MESSAGE),
-      headers: PAGE_HEADERS,
+      html: linkMessagePage('Link not valid', UNKNOWN_ENVELOPE_LINK_MESSAGE),
+      headers: LINK_PAGE_HEADERS,
     } as const;
     if (!isSigningToken(params.token)) return notValid;
     const link = await findEnvelopeLink(deps.envelopes, signingTokenHash(params.token)).catch(
@@ -214,17 +181,17 @@ export const openEnvelopePageOperation = defineOperation({
     // An embedded link's page (and what it says when refused) may be framed by the account's origins.
     const headers = link.embedded
       ? framedPageHeaders(await deps.envelopes.embedOrigins(link.accountId))
-      : PAGE_HEADERS;
+      : LINK_PAGE_HEADERS;
     const ending = endingOf(link);
     if (ending) {
       return {
         status: 410,
-        html: messagePage(ENDED_TITLES[ending], ENVELOPE_ENDED_MESSAGES[ending]),
+        html: linkMessagePage(ENDED_TITLES[ending], ENVELOPE_ENDED_MESSAGES[ending]),
         headers,
       };
     }
     if (link.embedded && link.linkUsedAt) {
-      return { status: 410, html: messagePage('Link already used', USED_EMBEDDED_LINK_MESSAGE), headers };
+      return { status: 410, html: linkMessagePage('Link already used', USED_EMBEDDED_LINK_MESSAGE), headers };
     }
     const html = loadWebPage('envelope');
     if (html === undefined) {

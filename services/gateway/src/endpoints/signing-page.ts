@@ -10,8 +10,8 @@ import {
 import { z } from 'zod';
 import { defineOperation, type OperationResult } from '../api/operation';
 import { isSigningToken, signingTokenHash } from '../http/signing-token';
-import { escapeHtml } from '../http/html';
-import { loadWebPage, WEB_CONTENT_SECURITY_POLICY } from '../http/web-pages';
+import { LINK_PAGE_HEADERS, linkMessagePage, linkTokenOf } from '../http/link-pages';
+import { loadWebPage } from '../http/web-pages';
 import { ZLinkEnded, ZSigningRequestView } from './signing-page.schemas';
 import { declineThroughLink } from '../operations/decline-through-link';
 import { openLinkDocument } from '../operations/open-link-document';
@@ -32,38 +32,6 @@ import {
  * that URL is logged and traced as `/s/:token`.
  */
 
-const PAGE_HEADERS = {
-  'Content-Security-Policy': WEB_CONTENT_SECURITY_POLICY,
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Robots-Tag': 'noindex, nofollow',
-};
-
-/** A small page without script for links that cannot be used (unknown, or ended). */
-const messagePage = (title: string, message: string): string => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f3f4f6;color:#111827}
-main{max-width:36rem;margin:4rem auto;padding:2rem;background:#fff;border-radius:.75rem;box-shadow:0 1px 3px rgba(0,0,0,.1)}
-h1{font-size:1.4rem;margin-top:0}
-p{line-height:1.5}
-</style>
-</head>
-<body>
-<main role="main">
-<h1>${escapeHtml(title)}</h1>
-<p id="message">${escapeHtml(message)}</p>
-</main>
-</body>
-</html>
-`;
-
 const ENDED_TITLES: Record<keyof typeof ENDED_MESSAGES, string> = {
   signed: 'Already signed',
   declined: 'Request declined',
@@ -72,11 +40,8 @@ const ENDED_TITLES: Record<keyof typeof ENDED_MESSAGES, string> = {
 };
 
 /** The token of a page call, hashed; an absent or malformed one is an unknown link (404). */
-const tokenOf = (headers: { 'X-Signing-Token'?: string | undefined }): { hash: string } => {
-  const token = headers['X-Signing-Token'];
-  if (!token || !isSigningToken(token)) throw new ServiceError('not_found', UNKNOWN_LINK_MESSAGE);
-  return { hash: signingTokenHash(token) };
-};
+const tokenOf = (headers: { 'X-Signing-Token'?: string | undefined }) =>
+  linkTokenOf(headers, UNKNOWN_LINK_MESSAGE);
 
 const ZTokenHeaders = z.object({
   'X-Signing-Token': z.string().max(200).optional().meta({
@@ -125,30 +90,30 @@ export const openSigningPageOperation = defineOperation({
     if (!isSigningToken(params.token)) {
       return {
         status: 404,
-        html: messagePage('Link not valid', UNKNOWN_LINK_MESSAGE),
-        headers: PAGE_HEADERS,
+        html: linkMessagePage('Link not valid', UNKNOWN_LINK_MESSAGE),
+        headers: LINK_PAGE_HEADERS,
       };
     }
     const request = await findLink(deps.signingLink, signingTokenHash(params.token));
     if (!request) {
       return {
         status: 404,
-        html: messagePage('Link not valid', UNKNOWN_LINK_MESSAGE),
-        headers: PAGE_HEADERS,
+        html: linkMessagePage('Link not valid', UNKNOWN_LINK_MESSAGE),
+        headers: LINK_PAGE_HEADERS,
       };
     }
     if (request.status !== 'pending') {
       return {
         status: 410,
-        html: messagePage(ENDED_TITLES[request.status], ENDED_MESSAGES[request.status]),
-        headers: PAGE_HEADERS,
+        html: linkMessagePage(ENDED_TITLES[request.status], ENDED_MESSAGES[request.status]),
+        headers: LINK_PAGE_HEADERS,
       };
     }
     const html = loadWebPage('signing');
     if (html === undefined) {
       throw new ServiceError('unavailable', 'The signing page is not built: run `pnpm build:web`.');
     }
-    return { status: 200, html, headers: PAGE_HEADERS };
+    return { status: 200, html, headers: LINK_PAGE_HEADERS };
   },
 });
 
