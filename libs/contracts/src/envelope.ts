@@ -3,6 +3,7 @@ import { defineEvent, defineRequest } from './define';
 import { ZAuditEvent, ZAuditId, ZFileHash, ZIsoTimestamp } from './common';
 import { ZIdempotencyKey } from './document';
 import { ZSignature } from './pdf';
+import { ZSendId } from './signing';
 import {
   MAX_DECLINE_REASON_LENGTH,
   MAX_SIGNING_MESSAGE_LENGTH,
@@ -169,6 +170,12 @@ export const ZEnvelope = z.object({
   completedAt: ZIsoTimestamp.nullable(),
   declinedAt: ZIsoTimestamp.nullable(),
   declineReason: z.string().nullable(),
+  /**
+   * Present when the envelope is a send's (`POST /api/v1/send` makes a one-signer envelope): its
+   * recipient signs through the send's link, and the send's status, emails and `signing.*` events
+   * apply. Cancel and resend act on the send; replace and signing-url answer 409.
+   */
+  sendId: ZSendId.optional(),
   canceledAt: ZIsoTimestamp.nullable(),
   expiredAt: ZIsoTimestamp.nullable(),
   /** `sha256:` of the completed document; null until completed. */

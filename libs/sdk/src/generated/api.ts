@@ -3336,6 +3336,7 @@ export interface components {
       completedAt: string | null;
       declinedAt: string | null;
       declineReason: string | null;
+      sendId?: string;
       canceledAt: string | null;
       expiredAt: string | null;
       fileHash: string | null;

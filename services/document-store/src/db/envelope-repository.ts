@@ -15,7 +15,8 @@ export interface TEnvelopeRow {
   readonly message: string | null;
   readonly fileName: string;
   readonly originalKey: string;
-  readonly originalHash: string;
+  /** Null for a send's envelope. */
+  readonly originalHash: string | null;
   readonly pageCount: number;
   readonly status: TEnvelopeStatus;
   readonly headKey: string;
@@ -35,6 +36,8 @@ export interface TEnvelopeRow {
   readonly signedKey: string | null;
   readonly idempotencyKey: string | null;
   readonly requestHash: string | null;
+  /** The send it is the envelope of (`POST /api/v1/send`), kept in step by a trigger; null for others. */
+  readonly sendId: string | null;
 }
 
 /** A recipient as stored (`documents.envelope_recipients`). */
@@ -91,7 +94,7 @@ export const ENVELOPE_COLUMNS = `
   expires_at as "expiresAt", reminders, created_at as "createdAt", completed_at as "completedAt",
   declined_at as "declinedAt", decline_reason as "declineReason", canceled_at as "canceledAt",
   expired_at as "expiredAt", file_hash as "fileHash", signed_key as "signedKey",
-  idempotency_key as "idempotencyKey", request_hash as "requestHash"`;
+  idempotency_key as "idempotencyKey", request_hash as "requestHash", send_id as "sendId"`;
 
 const RECIPIENT_COLUMNS = `
   id, envelope_id as "envelopeId", position, name, email, role, order_group as "orderGroup",

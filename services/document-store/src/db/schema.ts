@@ -241,7 +241,8 @@ export const envelopes = documentsSchema.table(
     message: text('message'),
     fileName: text('file_name').notNull(),
     originalKey: text('original_key').notNull(),
-    originalHash: text('original_hash').notNull(),
+    /** `sha256:` of the upload; null for a send's envelope (send never hashed its original). */
+    originalHash: text('original_hash'),
     pageCount: integer('page_count').notNull(),
     /** pending | completed | declined | canceled | expired */
     status: text('status').notNull(),
@@ -264,6 +265,12 @@ export const envelopes = documentsSchema.table(
     signedKey: text('signed_key'),
     idempotencyKey: text('idempotency_key'),
     requestHash: text('request_hash'),
+    /**
+     * Set when the envelope is a send's (`POST /api/v1/send`): its one signer's link, emails, reminders
+     * and events are the send's (`signing_requests`), and a trigger keeps this envelope in step with it
+     * (migration 0008). Envelope sweeps and finalizing leave such envelopes alone.
+     */
+    sendId: text('send_id').unique('envelopes_send_id_unique'),
   },
   (t) => [
     check(

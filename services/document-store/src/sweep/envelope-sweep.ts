@@ -29,13 +29,14 @@ export interface EnvelopeSweep {
   runOnce(now?: Date): Promise<TEnvelopeSweepResult | undefined>;
 }
 
-// An envelope being completed (every signer and approver acted) never expires.
+// An envelope being completed (every signer and approver acted) never expires. A send's envelope
+// expires with its send (the signing sweep; migration 0008's trigger).
 const EXPIRE_DUE = `
 update documents.envelopes set status = 'expired', expired_at = expires_at,
   claim_recipient_id = null, claimed_until = null
 where id in (
   select id from documents.envelopes
-  where status = 'pending' and not completing and expires_at <= $1
+  where status = 'pending' and not completing and expires_at <= $1 and send_id is null
   order by expires_at limit $2 for update skip locked
 )
 returning ${ENVELOPE_COLUMNS}`;

@@ -9,7 +9,7 @@ import {
   revokeLinks,
 } from '../../db/envelope-repository';
 import { inTransaction } from '../../db/signing-repository';
-import { notFound, requireCanAct, type EnvelopeDeps } from './envelope-deps';
+import { notFound, refuseForSend, requireCanAct, type EnvelopeDeps } from './envelope-deps';
 
 /** How long an embedded link opens (then once only: see `envelope_links`). */
 export const EMBEDDED_LINK_MS = 5 * 60_000;
@@ -35,6 +35,7 @@ export const attachEnvelopeLink = async (
     const aggregate = await findEnvelope(client, { envelopeId }, { lock: true });
     const recipient = aggregate?.recipients.find((r) => r.id === request.recipientId);
     if (!aggregate || !recipient) throw notFound('recipient');
+    refuseForSend(aggregate.envelope, 'its recipient signs through the link the send emailed');
     requireCanAct({ aggregate, recipient }, now, ['signer', 'approver']);
     // An email queued for a person the sender has replaced since must not carry a link to the place.
     const addressed = request.eventId ? await findEventRecipientEmail(client, request.eventId) : undefined;

@@ -2,12 +2,15 @@ import { EnvelopeCanceled, ServiceError, type EnvelopeCancel, type TEnvelope } f
 import type { z } from 'zod';
 import { appendStory, findEnvelope, revokeLinks, updateEnvelope } from '../../db/envelope-repository';
 import { inTransaction, insertOutbox } from '../../db/signing-repository';
+import { cancelSigningRequest } from '../signing/cancel-signing-request';
+import { getEnvelope } from './get-envelope';
 import {
   acts,
   effectiveStatus,
   envelopeEvent,
   eventRecipient,
   notFound,
+  sendOf,
   toEnvelopeView,
   type EnvelopeDeps,
 } from './envelope-deps';
@@ -16,11 +19,17 @@ import {
  * `envelope.cancel`: the sender cancels a pending envelope: `canceled`, every link dead, the story's
  * `canceled`, `events.envelope.canceled` telling every signer and approver whose turn had come and who
  * had not acted. `conflict` when it is no longer pending (or is being completed: everyone has acted).
+ * A send's envelope is canceled as the send is (`signing.cancel`: `events.signing.canceled`).
  */
 export const cancelEnvelope = async (
   deps: EnvelopeDeps,
   request: z.output<(typeof EnvelopeCancel)['request']>,
 ): Promise<TEnvelope> => {
+  const sendId = await sendOf(deps, request);
+  if (sendId !== null) {
+    await cancelSigningRequest(deps, { sendId, accountId: request.accountId });
+    return getEnvelope(deps, request);
+  }
   const now = deps.now();
   return inTransaction(deps.pool, async (client) => {
     const found = await findEnvelope(client, request, { lock: true });

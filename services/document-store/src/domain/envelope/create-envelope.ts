@@ -167,6 +167,7 @@ export const createEnvelope = async (
       signedKey: null,
       idempotencyKey: idempotency?.key ?? null,
       requestHash: idempotency?.requestHash ?? null,
+      sendId: null,
     },
     recipients,
   };

@@ -28,6 +28,26 @@ export interface EnvelopeDeps {
   readonly now: () => Date;
 }
 
+/**
+ * `conflict` for a send's envelope (`POST /api/v1/send`): its one recipient signs through the send's
+ * link and the send's operations; `what` names the refused act.
+ */
+export const refuseForSend = (e: Pick<TEnvelopeRow, 'sendId'>, what: string): void => {
+  if (e.sendId !== null) {
+    throw new ServiceError('conflict', `this envelope is a send (${e.sendId}): ${what}`, 'sendId');
+  }
+};
+
+/** The send whose envelope this is (null for any other envelope); `not_found` for none of the account's. */
+export const sendOf = async (
+  deps: EnvelopeDeps,
+  where: { envelopeId: string; accountId: string },
+): Promise<string | null> => {
+  const found = await findEnvelope(deps.pool, where, { lock: false });
+  if (!found) throw notFound();
+  return found.envelope.sendId;
+};
+
 /** The status as the outside sees it: a pending envelope past its expiry is expired, swept or not (unless it is being completed). */
 export const effectiveStatus = (e: TEnvelopeRow, now: Date): TEnvelopeStatus =>
   e.status === 'pending' && !e.completing && e.expiresAt.getTime() <= now.getTime() ? 'expired' : e.status;
@@ -93,6 +113,7 @@ export const toEnvelopeView = (a: TEnvelopeAggregate, now: Date): TEnvelope => {
     completedAt: iso(e.completedAt),
     declinedAt: iso(e.declinedAt),
     declineReason: e.declineReason,
+    ...(e.sendId !== null ? { sendId: e.sendId } : {}),
     canceledAt: iso(e.canceledAt),
     // Not yet swept: it expired at its expiry.
     expiredAt: iso(e.expiredAt) ?? (status === 'expired' ? e.expiresAt.toISOString() : null),

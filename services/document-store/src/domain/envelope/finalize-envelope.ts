@@ -121,6 +121,9 @@ export const finalizeEnvelope = async (
   );
   if (!found || found.envelope.status !== 'pending' || !found.envelope.completing) return false;
   const { envelope } = found;
+  // A send's envelope is never completing (the send completes it); its original has no hash here.
+  const { originalHash } = envelope;
+  if (originalHash === null) return false;
   const story = await readStory(deps.pool, envelope.id);
   const sealed = await deps.completeEnvelope({
     accountId: envelope.accountId,
@@ -131,7 +134,7 @@ export const finalizeEnvelope = async (
     subject: envelope.subject,
     senderEmail: envelope.senderEmail,
     createdAt: envelope.createdAt.toISOString(),
-    originalHash: envelope.originalHash,
+    originalHash,
     recipients: certificateRecipients(found, story),
   });
   const now = deps.now();
@@ -197,7 +200,7 @@ export const finalizeEnvelope = async (
         userAgent: lastSigned?.userAgent ?? '',
         signedAt: new Date(sealed.signedAt),
         fileHash: sealed.fileHash,
-        originalHash: envelope.originalHash,
+        originalHash,
         objectKey: sealed.signedKey,
         size: sealed.size,
         pageCount: sealed.pageCount,

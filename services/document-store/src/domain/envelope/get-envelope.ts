@@ -1,4 +1,4 @@
-import type { EnvelopeDocument, EnvelopeGet, TEnvelope } from '@esign/contracts';
+import { ServiceError, type EnvelopeDocument, type EnvelopeGet, type TEnvelope } from '@esign/contracts';
 import type { z } from 'zod';
 import { findEnvelope } from '../../db/envelope-repository';
 import { effectiveStatus, notFound, toEnvelopeView, type EnvelopeDeps } from './envelope-deps';
@@ -25,10 +25,15 @@ export const getEnvelopeDocument = async (
   if (!found) throw notFound();
   const { envelope, recipients } = found;
   const complete = envelope.status === 'completed' && envelope.signedKey !== null;
+  const status = effectiveStatus(envelope, deps.now());
+  // A send's original is kept only while it is pending (the signing sweep removes it once it ended).
+  if (envelope.sendId !== null && !complete && status !== 'pending') {
+    throw new ServiceError('conflict', `the send is ${status}: its document is no longer kept`, 'status');
+  }
   const signers = recipients.filter((r) => r.role === 'signer');
   return {
     envelopeId: envelope.id,
-    status: effectiveStatus(envelope, deps.now()),
+    status,
     complete,
     objectKey: complete && envelope.signedKey ? envelope.signedKey : envelope.headKey,
     fileName: envelope.fileName,

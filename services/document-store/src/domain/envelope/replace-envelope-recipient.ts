@@ -17,6 +17,7 @@ import {
   openTurn,
   toEnvelopeView,
   type EnvelopeDeps,
+  refuseForSend,
 } from './envelope-deps';
 
 /**
@@ -39,6 +40,7 @@ export const replaceEnvelopeRecipient = async (
     const replaced = aggregate.recipients.find((r) => r.id === request.recipientId);
     if (!replaced) throw notFound('recipient');
     const { envelope } = aggregate;
+    refuseForSend(envelope, 'its recipient cannot be replaced; cancel it and send again');
     const status = effectiveStatus(envelope, now);
     if (status !== 'pending') throw new ServiceError('conflict', `the envelope is ${status}`, 'status');
     if (envelope.completing) {

@@ -6,7 +6,7 @@ import type { SigningDeps } from './signing-deps';
 
 /** `signing.cancel`: the sender ends a pending request; its links die; `events.signing.canceled`. */
 export const cancelSigningRequest = (
-  deps: SigningDeps,
+  deps: Pick<SigningDeps, 'pool' | 'now'>,
   request: z.output<(typeof SigningCancel)['request']>,
 ): Promise<{ sendId: string; status: 'canceled'; canceledAt: string }> =>
   changePendingRequest(deps, {

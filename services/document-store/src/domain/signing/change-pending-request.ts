@@ -29,7 +29,7 @@ export interface TPendingRequestChange<R> {
  * log the event, queue the outgoing event.
  */
 export const changePendingRequest = async <R>(
-  deps: SigningDeps,
+  deps: Pick<SigningDeps, 'pool' | 'now'>,
   options: {
     find: { sendId: string; accountId: string } | { tokenHash: string };
     decide: (row: TSigningRequestRow, now: Date) => TPendingRequestChange<R>;

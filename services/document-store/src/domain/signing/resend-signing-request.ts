@@ -9,7 +9,7 @@ import type { SigningDeps } from './signing-deps';
  * the earlier ones). The expiry and the reminder schedule stay as they were.
  */
 export const resendSigningRequest = (
-  deps: SigningDeps,
+  deps: Pick<SigningDeps, 'pool' | 'now'>,
   request: z.output<(typeof SigningResend)['request']>,
 ): Promise<{ sendId: string; status: 'pending'; expiresAt: string }> =>
   changePendingRequest(deps, {
