@@ -1,6 +1,7 @@
 import { EnvelopeExpired, EnvelopeRecipientTurn } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
 import type pg from 'pg';
+import { whileHoldingLock } from './sweep-lock';
 import {
   appendStory,
   ENVELOPE_COLUMNS,
@@ -95,93 +96,81 @@ export const createEnvelopeSweep = (deps: {
   now?: () => Date;
 }): EnvelopeSweep => ({
   async runOnce(now = deps.now?.() ?? new Date()) {
-    const lockClient = await deps.pool.connect();
-    try {
-      const { rows } = await lockClient.query<{ ok: boolean }>(
-        'select pg_try_advisory_lock(hashtext($1)) as ok',
-        [LOCK],
-      );
-      if (!rows[0]?.ok) return undefined;
-      try {
-        const result = await inTransaction(deps.pool, async (client) => {
-          const due = await client.query<TEnvelopeRow>(EXPIRE_DUE, [now, deps.batch]);
-          for (const envelope of due.rows) {
-            const expiredAt = envelope.expiredAt ?? envelope.expiresAt;
-            await revokeLinks(client, { envelopeId: envelope.id }, expiredAt);
-            await appendStory(client, envelope.id, [
-              {
-                recipientId: null,
-                event: 'expired',
-                at: expiredAt,
-                ipAddress: null,
-                userAgent: null,
-                details: {},
-              },
-            ]);
-            await insertOutbox(
-              client,
-              envelopeEvent(EnvelopeExpired.subject, envelope, expiredAt, {
-                // Who had not acted: the sender's email names them (no one else is emailed).
-                notify: (await readRecipients(client, [envelope.id]))
-                  .filter((r) => acts(r) && r.status !== 'signed' && r.status !== 'approved')
-                  .map(eventRecipient),
-              }),
-            );
-          }
-          const reminded: TEnvelopeSweepResult['reminded'] = [];
-          const reminders = await client.query<TReminderDue>(REMINDERS_DUE, [now, deps.batch]);
-          for (const due of reminders.rows) {
-            const found = await client.query<TEnvelopeRow>(
-              `select ${ENVELOPE_COLUMNS} from documents.envelopes where id = $1`,
-              [due.envelopeId],
-            );
-            const envelope = found.rows[0];
-            const recipient = (await readRecipients(client, [due.envelopeId])).find(
-              (r) => r.id === due.recipientId,
-            );
-            if (!envelope?.reminders || !recipient) continue;
-            const reminderNumber = reminderNumberAt(envelope.reminders, due.notifiedAt, now);
-            if (reminderNumber <= due.remindersSent) continue;
-            await updateRecipient(client, recipient.id, {
-              reminders_sent: reminderNumber,
-              last_reminded_at: now,
-            });
-            await appendStory(client, envelope.id, [
-              {
-                recipientId: recipient.id,
-                event: 'reminded',
-                at: now,
-                ipAddress: null,
-                userAgent: null,
-                details: { recipientId: recipient.id, email: recipient.email, reminderNumber },
-              },
-            ]);
-            await insertOutbox(
-              client,
-              envelopeEvent(EnvelopeRecipientTurn.subject, envelope, now, {
-                recipient: eventRecipient(recipient),
-                reason: 'reminder',
-                expiresAt: envelope.expiresAt.toISOString(),
-                requireEmailCode: recipient.requireEmailCode,
-              }),
-            );
-            reminded.push({ recipientId: recipient.id, reminderNumber });
-          }
-          return { expired: due.rows.map((r) => r.id), reminded };
-        });
-        if (result.expired.length > 0 || result.reminded.length > 0) {
-          deps.onWritten?.();
-          deps.logger.info('envelopes swept', {
-            expired: result.expired.length,
-            reminded: result.reminded.length,
-          });
+    return whileHoldingLock(deps.pool, LOCK, async () => {
+      const result = await inTransaction(deps.pool, async (client) => {
+        const due = await client.query<TEnvelopeRow>(EXPIRE_DUE, [now, deps.batch]);
+        for (const envelope of due.rows) {
+          const expiredAt = envelope.expiredAt ?? envelope.expiresAt;
+          await revokeLinks(client, { envelopeId: envelope.id }, expiredAt);
+          await appendStory(client, envelope.id, [
+            {
+              recipientId: null,
+              event: 'expired',
+              at: expiredAt,
+              ipAddress: null,
+              userAgent: null,
+              details: {},
+            },
+          ]);
+          await insertOutbox(
+            client,
+            envelopeEvent(EnvelopeExpired.subject, envelope, expiredAt, {
+              // Who had not acted: the sender's email names them (no one else is emailed).
+              notify: (await readRecipients(client, [envelope.id]))
+                .filter((r) => acts(r) && r.status !== 'signed' && r.status !== 'approved')
+                .map(eventRecipient),
+            }),
+          );
         }
-        return result;
-      } finally {
-        await lockClient.query('select pg_advisory_unlock(hashtext($1))', [LOCK]);
+        const reminded: TEnvelopeSweepResult['reminded'] = [];
+        const reminders = await client.query<TReminderDue>(REMINDERS_DUE, [now, deps.batch]);
+        for (const due of reminders.rows) {
+          const found = await client.query<TEnvelopeRow>(
+            `select ${ENVELOPE_COLUMNS} from documents.envelopes where id = $1`,
+            [due.envelopeId],
+          );
+          const envelope = found.rows[0];
+          const recipient = (await readRecipients(client, [due.envelopeId])).find(
+            (r) => r.id === due.recipientId,
+          );
+          if (!envelope?.reminders || !recipient) continue;
+          const reminderNumber = reminderNumberAt(envelope.reminders, due.notifiedAt, now);
+          if (reminderNumber <= due.remindersSent) continue;
+          await updateRecipient(client, recipient.id, {
+            reminders_sent: reminderNumber,
+            last_reminded_at: now,
+          });
+          await appendStory(client, envelope.id, [
+            {
+              recipientId: recipient.id,
+              event: 'reminded',
+              at: now,
+              ipAddress: null,
+              userAgent: null,
+              details: { recipientId: recipient.id, email: recipient.email, reminderNumber },
+            },
+          ]);
+          await insertOutbox(
+            client,
+            envelopeEvent(EnvelopeRecipientTurn.subject, envelope, now, {
+              recipient: eventRecipient(recipient),
+              reason: 'reminder',
+              expiresAt: envelope.expiresAt.toISOString(),
+              requireEmailCode: recipient.requireEmailCode,
+            }),
+          );
+          reminded.push({ recipientId: recipient.id, reminderNumber });
+        }
+        return { expired: due.rows.map((r) => r.id), reminded };
+      });
+      if (result.expired.length > 0 || result.reminded.length > 0) {
+        deps.onWritten?.();
+        deps.logger.info('envelopes swept', {
+          expired: result.expired.length,
+          reminded: result.reminded.length,
+        });
       }
-    } finally {
-      lockClient.release();
-    }
+      return result;
+    });
   },
 });

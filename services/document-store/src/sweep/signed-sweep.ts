@@ -3,6 +3,7 @@ import { ServiceError } from '@esign/contracts';
 import { isDatabaseDown } from '@esign/db';
 import { createOutageLog, type Logger } from '@esign/telemetry';
 import type pg from 'pg';
+import { whileHoldingLock } from './sweep-lock';
 
 /** Where the signer writes signed PDFs: `signed/<accountId>/<auditId>.pdf`. */
 export const SIGNED_PREFIX = 'signed/';
@@ -46,54 +47,42 @@ export const createSignedSweep = (deps: {
   let startAfter: string | undefined;
   return {
     async runOnce(now = new Date()) {
-      const client = await deps.pool.connect();
-      try {
-        const { rows } = await client.query<{ ok: boolean }>(
-          'select pg_try_advisory_lock(hashtext($1)) as ok',
-          [LOCK],
-        );
-        if (!rows[0]?.ok) return undefined;
-        try {
-          const objects = await deps.blob.listObjects(SIGNED_PREFIX, { startAfter, limit: deps.batch });
-          startAfter = objects.length < deps.batch ? undefined : objects.at(-1)?.key;
-          let unrecognised = 0;
-          const candidates: { key: string; auditId: string }[] = [];
-          for (const object of objects) {
-            const auditId = SIGNED_KEY.exec(object.key)?.[1];
-            if (!auditId) unrecognised += 1;
-            else if (now.getTime() - object.lastModified.getTime() > deps.graceMs) {
-              candidates.push({ key: object.key, auditId });
-            }
+      return whileHoldingLock(deps.pool, LOCK, async (client) => {
+        const objects = await deps.blob.listObjects(SIGNED_PREFIX, { startAfter, limit: deps.batch });
+        startAfter = objects.length < deps.batch ? undefined : objects.at(-1)?.key;
+        let unrecognised = 0;
+        const candidates: { key: string; auditId: string }[] = [];
+        for (const object of objects) {
+          const auditId = SIGNED_KEY.exec(object.key)?.[1];
+          if (!auditId) unrecognised += 1;
+          else if (now.getTime() - object.lastModified.getTime() > deps.graceMs) {
+            candidates.push({ key: object.key, auditId });
           }
-          const recorded = new Set<string>();
-          if (candidates.length > 0) {
-            const found = await client.query<{ audit_id: string }>(
-              'select audit_id from documents.documents where audit_id = any($1::text[])',
-              [candidates.map((c) => c.auditId)],
-            );
-            for (const row of found.rows) recorded.add(row.audit_id);
-          }
-          const removed: string[] = [];
-          for (const candidate of candidates) {
-            if (recorded.has(candidate.auditId)) continue;
-            await deps.blob.remove(candidate.key);
-            removed.push(candidate.key);
-          }
-          if (removed.length > 0 || unrecognised > 0) {
-            deps.logger.info('signed objects without a record removed', {
-              examined: objects.length,
-              removed: removed.length,
-              keys: removed.slice(0, 20),
-              unrecognised,
-            });
-          }
-          return { examined: objects.length, removed, unrecognised };
-        } finally {
-          await client.query('select pg_advisory_unlock(hashtext($1))', [LOCK]);
         }
-      } finally {
-        client.release();
-      }
+        const recorded = new Set<string>();
+        if (candidates.length > 0) {
+          const found = await client.query<{ audit_id: string }>(
+            'select audit_id from documents.documents where audit_id = any($1::text[])',
+            [candidates.map((c) => c.auditId)],
+          );
+          for (const row of found.rows) recorded.add(row.audit_id);
+        }
+        const removed: string[] = [];
+        for (const candidate of candidates) {
+          if (recorded.has(candidate.auditId)) continue;
+          await deps.blob.remove(candidate.key);
+          removed.push(candidate.key);
+        }
+        if (removed.length > 0 || unrecognised > 0) {
+          deps.logger.info('signed objects without a record removed', {
+            examined: objects.length,
+            removed: removed.length,
+            keys: removed.slice(0, 20),
+            unrecognised,
+          });
+        }
+        return { examined: objects.length, removed, unrecognised };
+      });
     },
   };
 };

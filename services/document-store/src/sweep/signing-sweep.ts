@@ -2,6 +2,7 @@ import { SigningExpired, SigningReminderDue } from '@esign/contracts';
 import { isMissingObject, type BlobStore } from '@esign/blob';
 import type { Logger } from '@esign/telemetry';
 import type pg from 'pg';
+import { whileHoldingLock } from './sweep-lock';
 import {
   appendSigningEvent,
   eventBase,
@@ -74,78 +75,66 @@ export const createSigningSweep = (deps: {
   now?: () => Date;
 }): SigningSweep => ({
   async runOnce(now = deps.now?.() ?? new Date()) {
-    const lockClient = await deps.pool.connect();
-    try {
-      const { rows } = await lockClient.query<{ ok: boolean }>(
-        'select pg_try_advisory_lock(hashtext($1)) as ok',
-        [LOCK],
-      );
-      if (!rows[0]?.ok) return undefined;
-      try {
-        const result = await inTransaction(deps.pool, async (client) => {
-          const expired = await client.query<TSigningRequestRow>(EXPIRE_DUE, [now, deps.batch]);
-          for (const row of expired.rows) {
-            const expiredAt = row.expiredAt ?? row.expiresAt;
+    return whileHoldingLock(deps.pool, LOCK, async () => {
+      const result = await inTransaction(deps.pool, async (client) => {
+        const expired = await client.query<TSigningRequestRow>(EXPIRE_DUE, [now, deps.batch]);
+        for (const row of expired.rows) {
+          const expiredAt = row.expiredAt ?? row.expiresAt;
+          await appendSigningEvent(client, row.id, {
+            event: 'signing.expired',
+            timestamp: expiredAt,
+            details: {},
+          });
+          await insertOutbox(
+            client,
+            signingOutboxEntry(SigningExpired.subject, (eventId) => ({
+              ...eventBase(row, eventId),
+              expiredAt: expiredAt.toISOString(),
+            })),
+          );
+        }
+        const reminded: { sendId: string; reminderNumber: number }[] = [];
+        const due = await client.query<TSigningRequestRow>(REMINDERS_DUE, [now, deps.batch]);
+        for (const row of due.rows) {
+          const elapsed = Math.floor((now.getTime() - row.sentAt.getTime()) / deps.reminders.intervalMs);
+          const reminderNumber = Math.min(elapsed, deps.reminders.max);
+          if (reminderNumber > row.reminderCount) {
             await appendSigningEvent(client, row.id, {
-              event: 'signing.expired',
-              timestamp: expiredAt,
-              details: {},
+              event: 'signing.reminder-due',
+              timestamp: now,
+              details: { reminderNumber },
             });
             await insertOutbox(
               client,
-              signingOutboxEntry(SigningExpired.subject, (eventId) => ({
+              signingOutboxEntry(SigningReminderDue.subject, (eventId) => ({
                 ...eventBase(row, eventId),
-                expiredAt: expiredAt.toISOString(),
+                subject: row.subject,
+                message: row.message,
+                expiresAt: row.expiresAt.toISOString(),
+                reminderNumber,
               })),
             );
+            reminded.push({ sendId: row.id, reminderNumber });
           }
-          const reminded: { sendId: string; reminderNumber: number }[] = [];
-          const due = await client.query<TSigningRequestRow>(REMINDERS_DUE, [now, deps.batch]);
-          for (const row of due.rows) {
-            const elapsed = Math.floor((now.getTime() - row.sentAt.getTime()) / deps.reminders.intervalMs);
-            const reminderNumber = Math.min(elapsed, deps.reminders.max);
-            if (reminderNumber > row.reminderCount) {
-              await appendSigningEvent(client, row.id, {
-                event: 'signing.reminder-due',
-                timestamp: now,
-                details: { reminderNumber },
-              });
-              await insertOutbox(
-                client,
-                signingOutboxEntry(SigningReminderDue.subject, (eventId) => ({
-                  ...eventBase(row, eventId),
-                  subject: row.subject,
-                  message: row.message,
-                  expiresAt: row.expiresAt.toISOString(),
-                  reminderNumber,
-                })),
-              );
-              reminded.push({ sendId: row.id, reminderNumber });
-            }
-            const count = Math.max(reminderNumber, row.reminderCount);
-            await updateRequest(client, row.id, {
-              reminder_count: count,
-              next_reminder_at: reminderDueAt(row, count + 1, deps.reminders),
-            });
-          }
-          return { expired: expired.rows.map((r) => r.id), reminded };
-        });
-        if (result.expired.length > 0 || result.reminded.length > 0) deps.onWritten?.();
-        const originalsRemoved = deps.blob ? await removeOriginals(deps.pool, deps.blob, deps.batch) : [];
-        if (result.expired.length > 0 || result.reminded.length > 0 || originalsRemoved.length > 0) {
-          deps.logger.info('signing requests swept', {
-            expired: result.expired.length,
-            reminded: result.reminded.length,
-            originalsRemoved: originalsRemoved.length,
+          const count = Math.max(reminderNumber, row.reminderCount);
+          await updateRequest(client, row.id, {
+            reminder_count: count,
+            next_reminder_at: reminderDueAt(row, count + 1, deps.reminders),
           });
         }
-        return { ...result, originalsRemoved };
-      } finally {
-        await lockClient.query('select pg_advisory_unlock(hashtext($1))', [LOCK]);
+        return { expired: expired.rows.map((r) => r.id), reminded };
+      });
+      if (result.expired.length > 0 || result.reminded.length > 0) deps.onWritten?.();
+      const originalsRemoved = deps.blob ? await removeOriginals(deps.pool, deps.blob, deps.batch) : [];
+      if (result.expired.length > 0 || result.reminded.length > 0 || originalsRemoved.length > 0) {
+        deps.logger.info('signing requests swept', {
+          expired: result.expired.length,
+          reminded: result.reminded.length,
+          originalsRemoved: originalsRemoved.length,
+        });
       }
-    } finally {
-      lockClient.release();
-    }
+      return { ...result, originalsRemoved };
+    });
   },
 });
 
