@@ -303,6 +303,7 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
   let dashboardEventId = '';
   let envelopeId = '';
   let dashboardEnvelopeId = '';
+  let dashboardRecipientIds: string[] = [];
   const signedIn = (): SignedInUser => {
     if (!user) throw new Error('signIn runs first');
     return user;
@@ -1121,7 +1122,12 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
             headers: dashboardHeaders(signedIn()),
             body: envelopeForm(),
           });
-          dashboardEnvelopeId = ((await res.clone().json()) as { envelopeId: string }).envelopeId;
+          const created = (await res.clone().json()) as {
+            envelopeId: string;
+            recipients: { recipientId: string }[];
+          };
+          dashboardEnvelopeId = created.envelopeId;
+          dashboardRecipientIds = created.recipients.map((r) => r.recipientId);
           return res;
         },
       },
@@ -1179,6 +1185,66 @@ const callsFor = (): Record<string, { name: string; send: () => Promise<Response
           fetch(`${baseUrl}/api/envelopes/${UNKNOWN_ENVELOPE}/document`, {
             headers: { Cookie: signedIn().cookie },
           }),
+      },
+    ],
+    resendDashboardEnvelopeRecipient: [
+      {
+        name: 'the signer whose turn came',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/envelopes/${dashboardEnvelopeId}/recipients/${dashboardRecipientIds[0] ?? ''}/resend`,
+            { method: 'POST', headers: dashboardHeaders(signedIn()) },
+          ),
+      },
+      {
+        name: 'the cc (409)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/envelopes/${dashboardEnvelopeId}/recipients/${dashboardRecipientIds[1] ?? ''}/resend`,
+            { method: 'POST', headers: dashboardHeaders(signedIn()) },
+          ),
+      },
+      {
+        name: 'without the CSRF token (403)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/envelopes/${dashboardEnvelopeId}/recipients/${dashboardRecipientIds[0] ?? ''}/resend`,
+            { method: 'POST', headers: { Cookie: signedIn().cookie, Origin: baseUrl } },
+          ),
+      },
+    ],
+    replaceDashboardEnvelopeRecipient: [
+      {
+        name: 'the cc',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/envelopes/${dashboardEnvelopeId}/recipients/${dashboardRecipientIds[1] ?? ''}/replace`,
+            jsonInit(
+              'POST',
+              { name: 'Ada Byron', email: 'ada.byron@example.com' },
+              dashboardHeaders(signedIn()),
+            ),
+          ),
+      },
+      {
+        name: 'no email (400)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/envelopes/${dashboardEnvelopeId}/recipients/${dashboardRecipientIds[1] ?? ''}/replace`,
+            jsonInit('POST', { name: 'Ada Byron' }, dashboardHeaders(signedIn())),
+          ),
+      },
+      {
+        name: 'an unknown recipient (404)',
+        send: () =>
+          fetch(
+            `${baseUrl}/api/envelopes/${dashboardEnvelopeId}/recipients/rcp_AAAAAAAAAAAAAAAAAAAAAAAA/replace`,
+            jsonInit(
+              'POST',
+              { name: 'Ada Byron', email: 'ada.byron@example.com' },
+              dashboardHeaders(signedIn()),
+            ),
+          ),
       },
     ],
     cancelDashboardEnvelope: [

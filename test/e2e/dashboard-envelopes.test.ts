@@ -15,10 +15,13 @@ import {
   signUpAndIn,
   type SignedInUser,
 } from './harness';
+import { mailTo, newRecipient, pageCall, waitForMail } from './send-harness';
 
-// The dashboard's envelope views (/dashboard#/envelopes, #/new-envelope, #/envelope/<id>) in Debian's
-// Chromium through the whole e2e stack: the fields are placed by dragging and by the keyboard, and the
-// API shows them where they were dropped.
+// The dashboard's envelope views (/dashboard#/envelopes, #/new-envelope, #/envelope/<id>) and its
+// embed origins (#/embedding) in Debian's Chromium through the whole e2e stack: the fields are placed
+// by dragging and by the keyboard, and the API shows them where they were dropped; a recipient's email
+// is sent again and a recipient replaced from the envelope's page, checked on the emails the stack's
+// SMTP server received and on the links' answers; origins are added and removed as the API shows.
 
 const SHOTS = process.env.DASHBOARD_SCREENSHOTS ?? join(tmpdir(), 'esign-dashboard-screenshots');
 const DESKTOP = { width: 1280, height: 900 };
@@ -40,6 +43,7 @@ interface Envelope {
   message: string | null;
   currentOrder: number | null;
   recipients: {
+    recipientId: string;
     name: string;
     email: string;
     role: string;
@@ -47,6 +51,7 @@ interface Envelope {
     status: string;
     requireEmailCode: boolean;
     fields: Field[];
+    replaces?: { name: string; email: string; replacedAt: string }[];
   }[];
 }
 /** A box in percent of its page (the API's convention: top-left origin). */
@@ -102,9 +107,9 @@ const expectNoSideScroll = async (page: Page): Promise<void> => {
       scroll: document.documentElement.scrollWidth,
       width: window.innerWidth,
       wide: [...document.querySelectorAll('body *')]
-        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
-        .slice(0, 5)
-        .map((el) => el.tagName + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right)),
+        .filter((el) => el.getBoundingClientRect().right + window.scrollX > window.innerWidth + 0.5)
+        .slice(-5)
+        .map((el) => el.tagName + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right + window.scrollX)),
     })`,
   );
   expect(scroll, `page width (wider: ${wide.join(', ')})`).toBeLessThanOrEqual(width);
@@ -178,6 +183,15 @@ const dragOnto = async (
 const expectNear = (actual: number, expected: number, tolerance: number, what: string) => {
   expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(tolerance);
 };
+
+const ENVELOPE_LINK = /https?:\/\/[^\s"<>]+\/e\/([A-Za-z0-9_-]{43})/;
+
+/** Waits for `count` emails to `address` and answers the envelope link in each. */
+const tokensTo = async (address: string, count: number): Promise<string[]> =>
+  (await waitForMail(address, undefined, count, 30_000)).flatMap((mail) => {
+    const token = ENVELOPE_LINK.exec(mail.text)?.[1];
+    return token ? [token] : [];
+  });
 
 describe('envelopes in the dashboard', () => {
   it('are account operations: the session at /api/envelopes (CSRF on changes), the key at /api/v1/envelopes', async () => {
@@ -449,6 +463,179 @@ describe('envelopes in the dashboard', () => {
     await expectNoSideScroll(page);
     await shoot(page, 'envelope-new-phone');
 
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+  it("corrects a pending envelope from its page: resends a recipient's email, replaces a recipient, then cancels", async () => {
+    const [ada, eve, bob, cy, nina] = [
+      newRecipient(),
+      newRecipient(),
+      newRecipient(),
+      newRecipient(),
+      newRecipient(),
+    ];
+    const signature = { type: 'signature', page: 0, x: 10, y: 70, width: 25 };
+    const form = new FormData();
+    form.set(
+      'recipients',
+      JSON.stringify([
+        { name: 'Ada Signer', email: ada, role: 'signer', order: 1, fields: [signature] },
+        { name: 'Eve Embedded', email: eve, role: 'signer', order: 1, embedded: true, fields: [signature] },
+        { name: 'Bob Later', email: bob, role: 'approver', order: 2 },
+        { name: 'Cy Copy', email: cy, role: 'cc', order: 2 },
+      ]),
+    );
+    form.set('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'corrections.pdf');
+    const created = await fetch(`${baseUrl}/api/v1/envelopes`, {
+      method: 'POST',
+      headers: auth(apiKey),
+      body: form,
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { envelopeId } = (await created.json()) as Envelope;
+    const [firstLink] = await tokensTo(ada, 1);
+
+    const { page, context, problems } = await openSignedIn(DESKTOP, [400]);
+    await page.goto(`${baseUrl}/dashboard#/envelope/${envelopeId}`);
+    await poll(() => heading(page).textContent()).toBe('corrections.pdf');
+    // Resend only for those whose turn came and who are emailed; Replace for everyone who has not acted.
+    const rowOf = (name: string) => page.locator('tr[data-recipient]', { hasText: name });
+    const actionsOf = (name: string) => rowOf(name).locator('button').allTextContents();
+    expect(await actionsOf('Ada Signer')).toEqual(['Resend', 'Replace']);
+    expect(await actionsOf('Eve Embedded')).toEqual(['Replace']);
+    expect(await actionsOf('Bob Later')).toEqual(['Replace']);
+    expect(await actionsOf('Cy Copy')).toEqual(['Replace']);
+
+    // Resend: a second email with a new link; the first link is dead.
+    await page.getByRole('button', { name: 'Resend the email to Ada Signer' }).click();
+    const note = page.locator('main .message.success');
+    await poll(() => note.textContent()).toContain(`A new email is on its way to Ada Signer <${ada}>`);
+    expect(await note.and(focused(page)).count()).toBe(1);
+    const adaLinks = await tokensTo(ada, 2);
+    const resentLink = adaLinks.find((token) => token !== firstLink) ?? '';
+    expect(resentLink).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await pageCall('/envelope/api/recipient', firstLink ?? '')).status).toBe(404);
+    expect((await pageCall('/envelope/api/recipient', resentLink)).status).toBe(200);
+
+    // Replace, with the keyboard only: Ada's place to Nina. First an address the group already has:
+    // the server's 400 is shown as it wrote it, focus on the email.
+    await page.getByRole('button', { name: 'Replace Ada Signer' }).focus();
+    await page.keyboard.press('Enter');
+    const replaceForm = page.getByRole('form', { name: 'Replace Ada Signer' });
+    await replaceForm.waitFor();
+    expect(await replaceForm.getByLabel('Name').and(focused(page)).count()).toBe(1);
+    await page.keyboard.type('Nina Newcomer');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(eve);
+    await page.keyboard.press('Enter');
+    const refused = replaceForm.locator('[role="alert"]');
+    await poll(() => refused.textContent()).toMatch(/^Not replaced: email: .*group 1/);
+    expect(await replaceForm.getByLabel('Email').and(focused(page)).count()).toBe(1);
+    await page.setViewportSize(PHONE);
+    await expectNoSideScroll(page);
+    await shoot(page, 'envelope-replace-phone');
+    await page.setViewportSize(DESKTOP);
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type(nina);
+    await page.keyboard.press('Enter');
+    await poll(() => note.textContent()).toContain(`Nina Newcomer <${nina}> now takes Ada Signer’s place`);
+    // The page shows the new state: Nina in the place, notified, and whom she replaced.
+    const ninaRow = rowOf('Nina Newcomer');
+    expect(await ninaRow.locator('.badge').textContent()).toBe('Notified');
+    expect(await ninaRow.locator('.replaced-people li').textContent()).toMatch(
+      new RegExp(
+        `^In place of Ada Signer <${ada.replace(/[.+]/g, '\\$&')}>, replaced \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC$`,
+      ),
+    );
+    expect(await rowOf('Ada Signer').count()).toBe(1); // only as the one replaced, in Nina's row
+    await shoot(page, 'envelope-replaced-desktop');
+    // Nina is emailed her own link; Ada's is dead (404 "Link not valid": replaced links are gone).
+    const [ninaLink] = await tokensTo(nina, 1);
+    expect((await pageCall('/envelope/api/recipient', ninaLink ?? '')).status).toBe(200);
+    expect((await pageCall('/envelope/api/recipient', resentLink)).status).toBe(404);
+    expect(await mailTo(ada)).toHaveLength(2);
+    const api = (await (
+      await fetch(`${baseUrl}/api/v1/envelopes/${envelopeId}`, { headers: auth(apiKey) })
+    ).json()) as Envelope;
+    expect(api.recipients[0]).toMatchObject({
+      name: 'Nina Newcomer',
+      email: nina,
+      status: 'notified',
+      replaces: [{ name: 'Ada Signer', email: ada }],
+    });
+
+    // Cancel: every link ends (410), and no correction is offered any more.
+    await page.getByRole('button', { name: 'Cancel envelope' }).click();
+    await page.locator('dialog').getByRole('button', { name: 'Cancel envelope' }).click();
+    await poll(() => page.locator('main .badge.canceled').first().textContent()).toBe('Canceled');
+    expect(await page.locator('main tr[data-recipient] button').count()).toBe(0);
+    expect((await pageCall('/envelope/api/recipient', ninaLink ?? '')).status).toBe(410);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('lists, adds and removes the embed origins (checked as the API checks them)', async () => {
+    const { page, context, problems } = await openSignedIn(PHONE);
+    const puts: string[] = [];
+    page.on('request', (req) => {
+      if (req.method() === 'PUT') puts.push(req.postData() ?? '');
+    });
+    const originsOfApi = async () =>
+      (
+        (await (
+          await fetch(`${baseUrl}/api/v1/account/embed-origins`, { headers: auth(apiKey) })
+        ).json()) as {
+          origins: string[];
+        }
+      ).origins;
+    await page.goto(`${baseUrl}/dashboard#/envelopes`);
+    await poll(() => heading(page).textContent()).toBe('Envelopes');
+    await page.getByRole('link', { name: 'Embedding' }).click();
+    await poll(() => heading(page).textContent()).toBe('Embedding');
+    await page.getByText('No origins: embedded signing is off.').waitFor();
+    await expectNoSideScroll(page);
+
+    // Refused on the page in the API's words, without a request.
+    const origin = page.getByLabel('Origin', { exact: true });
+    const alert = page.locator('.form-status [role="alert"]');
+    await origin.fill('http://shop.example.com');
+    await page.getByRole('button', { name: 'Add origin' }).click();
+    await poll(() => alert.textContent()).toBe(
+      'http://shop.example.com: http is allowed for localhost only; use https',
+    );
+    expect(await origin.getAttribute('aria-invalid')).toBe('true');
+    await origin.fill('https://shop.example.com/embed');
+    await origin.press('Enter');
+    await poll(() => alert.textContent()).toBe(
+      'https://shop.example.com/embed is not an origin: https://host[:port], without a path',
+    );
+    expect(puts).toEqual([]);
+
+    // Added as the browser names it; then a development origin, with the keyboard.
+    await origin.fill('https://Shop.Example.com:443');
+    await origin.press('Enter');
+    await page.locator('tr[data-origin="https://shop.example.com"]').waitFor();
+    expect(await originsOfApi()).toEqual(['https://shop.example.com']);
+    await origin.fill('http://localhost:5173');
+    await origin.press('Enter');
+    await page.locator('tr[data-origin="http://localhost:5173"]').waitFor();
+    expect(await originsOfApi()).toEqual(['https://shop.example.com', 'http://localhost:5173']);
+    await origin.fill('https://shop.example.com');
+    await origin.press('Enter');
+    await poll(() => alert.textContent()).toBe('https://shop.example.com is already allowed.');
+    await expectNoSideScroll(page);
+    await shoot(page, 'embedding-phone');
+
+    // Removed after a confirmation.
+    await page.getByRole('button', { name: 'Remove https://shop.example.com' }).click();
+    await page.locator('dialog').getByRole('button', { name: 'Remove origin' }).click();
+    await poll(() => page.locator('tr[data-origin]').count()).toBe(1);
+    expect(await originsOfApi()).toEqual(['http://localhost:5173']);
+    expect(puts).toHaveLength(3);
+    await page.getByRole('button', { name: 'Remove http://localhost:5173' }).click();
+    await page.locator('dialog').getByRole('button', { name: 'Remove origin' }).click();
+    await page.getByText('No origins: embedded signing is off.').waitFor();
+    expect(await originsOfApi()).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });

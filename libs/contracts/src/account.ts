@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEvent, defineRequest } from './define';
 import { ZIsoTimestamp, ZPlan } from './common';
+import { checkEmbedOrigin, MAX_EMBED_ORIGIN_LENGTH, MAX_EMBED_ORIGINS } from './embed-origin';
 import { KeyRevoke, LIVE_KEY_PREFIX, ZKeyHash } from './key';
 
 // Accounts, dashboard sign-in, sessions, an account's own keys, plans and quotas: the key service's
@@ -307,53 +308,25 @@ export const AccountPasswordSet = defineRequest(
 
 // ——— embedded signing: the origins allowed to frame the account's signing pages ———
 
-/** At most this many origins may frame an account's embedded signing pages. */
-export const MAX_EMBED_ORIGINS = 10;
-
-const LOOPBACK_HOST = /^(localhost|[a-z0-9-]+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+export { MAX_EMBED_ORIGINS, MAX_EMBED_ORIGIN_LENGTH, checkEmbedOrigin } from './embed-origin';
 
 /**
  * One origin allowed to frame the account's embedded signing pages, exactly as a browser names it:
  * `https://host[:port]` (no path, query, fragment or credentials), `http://` only for a loopback host
  * (`localhost`, `*.localhost`, `127.x.x.x`, `[::1]`). Stored as the browser serialises it (lower
  * case, default port dropped), which is what `frame-ancestors`, `postMessage` and `event.origin` compare.
+ * The check is `checkEmbedOrigin` (embed-origin.ts), which the dashboard runs too.
  */
 export const ZEmbedOrigin = z
   .string()
-  .max(300)
+  .max(MAX_EMBED_ORIGIN_LENGTH)
   .transform((value, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      ctx.addIssue({
-        code: 'custom',
-        message: `${value.slice(0, 100)} is not an origin (https://host[:port])`,
-      });
+    const checked = checkEmbedOrigin(value);
+    if ('error' in checked) {
+      ctx.addIssue({ code: 'custom', message: checked.error });
       return z.NEVER;
     }
-    const bare =
-      url.username === '' &&
-      url.password === '' &&
-      url.search === '' &&
-      url.hash === '' &&
-      url.pathname === '/' &&
-      !/[?#]$/.test(value);
-    if (!bare || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `${value.slice(0, 100)} is not an origin: https://host[:port], without a path`,
-      });
-      return z.NEVER;
-    }
-    if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `${url.origin}: http is allowed for localhost only; use https`,
-      });
-      return z.NEVER;
-    }
-    return url.origin;
+    return checked.origin;
   });
 
 /** The account's embed origins, distinct, at most `MAX_EMBED_ORIGINS` (an empty list turns embedding off). */

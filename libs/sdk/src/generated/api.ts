@@ -1334,6 +1334,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/envelopes/{envelopeId}/recipients/{recipientId}/resend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Email a recipient's link again, from the dashboard
+     * @description Sends the recipient a new email with a new link; their earlier links stop working (404). Only for a signer or approver whose group's turn has come, who has not acted, and who is emailed (not embedded), while the envelope is pending: 409 otherwise. An unknown envelope or recipient, or another account's, answers 404. Answers the envelope. The dashboard's form of the /api/v1/envelopes operation of the same name: the session cookie instead of an API key (changes need an Origin of this site and X-CSRF-Token), open to every plan.
+     */
+    post: operations['resendDashboardEnvelopeRecipient'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/envelopes/{envelopeId}/recipients/{recipientId}/replace': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Put another person in the place of a recipient, from the dashboard
+     * @description The new person keeps the recipient's ID, role, group and fields. The replaced person's links stop working at once (404). If the recipient's turn has come, the new person is emailed a link at once; otherwise they are asked when their group's turn comes. The envelope keeps both: `replaces` on the recipient, the audit log and the certificate of completion name the replaced person. 409 when the recipient has already signed, approved or declined, or the envelope is no longer pending; 400 when another recipient of the same group has that email. An unknown envelope or recipient, or another account's, answers 404. The dashboard's form of the /api/v1/envelopes operation of the same name: the session cookie instead of an API key (changes need an Origin of this site and X-CSRF-Token), open to every plan.
+     */
+    post: operations['replaceDashboardEnvelopeRecipient'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/envelopes/{envelopeId}/document': {
     parameters: {
       query?: never;
@@ -11340,6 +11380,247 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  resendDashboardEnvelopeRecipient: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+        /**
+         * @description The recipient ID (rcp_…)
+         * @example rcp_8sKd2LmQ4xTz7VbN1cRw9YeP
+         */
+        recipientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The email is on its way */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (API access is a Business plan feature; the plan's documents of this month are used up), or a cookie request failed the CSRF check */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No such resource for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflicts with an earlier request (an Idempotency-Key used for a different request, or whose first request is still running) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Too many requests; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure; retry */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A service behind the gateway did not answer; retry after Retry-After (with the same Idempotency-Key) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  replaceDashboardEnvelopeRecipient: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description The envelope ID (env_…)
+         * @example env_4f7Qm2XkT9bLw8RzNc3Ya6Ud
+         */
+        envelopeId: string;
+        /**
+         * @description The recipient ID (rcp_…)
+         * @example rcp_8sKd2LmQ4xTz7VbN1cRw9YeP
+         */
+        recipientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Grace Hopper",
+         *       "email": "grace@example.com"
+         *     }
+         */
+        'application/json': components['schemas']['ReplaceRecipientRequest'];
+      };
+    };
+    responses: {
+      /** @description Replaced */
+      200: {
+        headers: {
+          /** @description no-store */
+          'Cache-Control': string;
+          /** @description true when this is the stored answer of an earlier request with the same Idempotency-Key */
+          'Idempotent-Replayed'?: 'true';
+          /** @description Requests allowed per minute */
+          'RateLimit-Limit': string;
+          /** @description Requests left in this minute */
+          'RateLimit-Remaining': string;
+          /** @description Seconds until the window resets */
+          'RateLimit-Reset': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Envelope'];
+        };
+      };
+      /** @description A field is missing or invalid; the error names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description Credential missing, invalid or revoked (the error says which credential this endpoint takes) */

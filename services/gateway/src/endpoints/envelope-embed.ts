@@ -1,6 +1,7 @@
 import {
   AccountEmbedOriginsGet,
   AccountEmbedOriginsSet,
+  MAX_EMBED_ORIGIN_LENGTH,
   MAX_EMBED_ORIGINS,
   ServiceError,
   ZEmbedOrigin,
@@ -33,7 +34,7 @@ export const ZEmbedOriginList = named(
 
 const ZSetEmbedOrigins = z.object({
   origins: z
-    .array(z.string().max(300))
+    .array(z.string().max(MAX_EMBED_ORIGIN_LENGTH))
     .max(MAX_EMBED_ORIGINS, `origins: at most ${MAX_EMBED_ORIGINS} origins`)
     .meta({
       description: `The whole list (it replaces the earlier one): at most ${MAX_EMBED_ORIGINS} exact origins, https://host[:port] (http only for localhost, 127.x.x.x and [::1]), without a path`,

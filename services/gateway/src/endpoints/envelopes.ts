@@ -3,7 +3,6 @@ import { SCRATCH_PREFIX } from '@esign/blob';
 import { ServiceError, signedFileNameFor } from '@esign/contracts';
 import { z } from 'zod';
 import { defineAccountOperation, type AccountMount } from '../api/account-operation';
-import { defineOperation } from '../api/operation';
 import { ZIdempotencyHeaders } from '../api/public-schemas';
 import { attachment } from '../http/content-disposition';
 import { createEnvelope } from '../operations/create-envelope';
@@ -180,15 +179,18 @@ export const cancelEnvelopeOperation = defineAccountOperation({
   },
 });
 
-export const resendEnvelopeRecipientOperation = defineOperation({
-  id: 'resendEnvelopeRecipient',
+export const resendEnvelopeRecipientOperation = defineAccountOperation({
+  mounts: mounts(
+    '/{envelopeId}/recipients/{recipientId}/resend',
+    'resendEnvelopeRecipient',
+    'resendDashboardEnvelopeRecipient',
+    { summary: "Email a recipient's link again, from the dashboard" },
+  ),
   method: 'post',
-  path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/resend',
-  tag: TAG,
   summary: "Email a recipient's link again",
   description:
     "Sends the recipient a new email with a new link; their earlier links stop working (404). Only for a signer or approver whose group's turn has come, who has not acted, and who is emailed (not embedded), while the envelope is pending: 409 otherwise. An unknown envelope or recipient, or another account's, answers 404. Answers the envelope.",
-  auth: 'apiKey',
+  auth: 'account',
   idempotency: 'replay',
   request: { params: ZEnvelopeRecipientParams },
   responses: { 200: { description: 'The email is on its way', json: ZPublicEnvelope } },
@@ -207,15 +209,18 @@ export const resendEnvelopeRecipientOperation = defineOperation({
   },
 });
 
-export const replaceEnvelopeRecipientOperation = defineOperation({
-  id: 'replaceEnvelopeRecipient',
+export const replaceEnvelopeRecipientOperation = defineAccountOperation({
+  mounts: mounts(
+    '/{envelopeId}/recipients/{recipientId}/replace',
+    'replaceEnvelopeRecipient',
+    'replaceDashboardEnvelopeRecipient',
+    { summary: 'Put another person in the place of a recipient, from the dashboard' },
+  ),
   method: 'post',
-  path: '/api/v1/envelopes/{envelopeId}/recipients/{recipientId}/replace',
-  tag: TAG,
   summary: 'Put another person in the place of a recipient who has not acted',
   description:
     "The new person keeps the recipient's ID, role, group and fields. The replaced person's links stop working at once (404). If the recipient's turn has come, the new person is emailed a link at once; otherwise they are asked when their group's turn comes. The envelope keeps both: `replaces` on the recipient, the audit log and the certificate of completion name the replaced person. 409 when the recipient has already signed, approved or declined, or the envelope is no longer pending; 400 when another recipient of the same group has that email. An unknown envelope or recipient, or another account's, answers 404.",
-  auth: 'apiKey',
+  auth: 'account',
   idempotency: 'replay',
   request: {
     params: ZEnvelopeRecipientParams,

@@ -107,8 +107,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   createEnvelopeOperation.apiKey,
   listEnvelopesOperation.apiKey,
   getEnvelopeOperation.apiKey,
-  resendEnvelopeRecipientOperation,
-  replaceEnvelopeRecipientOperation,
+  resendEnvelopeRecipientOperation.apiKey,
+  replaceEnvelopeRecipientOperation.apiKey,
   getEnvelopeDocumentOperation.apiKey,
   createSigningUrlOperation,
   cancelEnvelopeOperation.apiKey,
@@ -143,5 +143,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   createEnvelopeOperation.session,
   getEnvelopeOperation.session,
   cancelEnvelopeOperation.session,
+  resendEnvelopeRecipientOperation.session,
+  replaceEnvelopeRecipientOperation.session,
   getEnvelopeDocumentOperation.session,
 ];

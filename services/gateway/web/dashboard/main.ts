@@ -13,6 +13,7 @@ import {
   setNotice,
 } from './views/auth';
 import { renderDocument, renderDocuments } from './views/documents';
+import { renderEmbedding } from './views/embedding';
 import { renderKeys } from './views/keys';
 import { renderPlan } from './views/plan';
 import { renderSent } from './views/sent';
@@ -38,6 +39,7 @@ const VIEWS: Record<string, { title: string; render: View }> = {
   'new-envelope': { title: 'New envelope', render: renderNewEnvelope },
   keys: { title: 'API keys', render: renderKeys },
   webhooks: { title: 'Webhooks', render: renderWebhooks },
+  embedding: { title: 'Embedding', render: renderEmbedding },
   plan: { title: 'Plan & usage', render: renderPlan },
 };
 
