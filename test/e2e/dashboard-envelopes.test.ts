@@ -15,7 +15,7 @@ import {
   signUpAndIn,
   type SignedInUser,
 } from './harness';
-import { mailTo, newRecipient, pageCall, waitForMail } from './send-harness';
+import { mailTo, newRecipient, pageCall, send, waitForMail, type SendResult } from './send-harness';
 
 // The dashboard's envelope views (/dashboard#/envelopes, #/new-envelope, #/envelope/<id>) and its
 // embed origins (#/embedding) in Debian's Chromium through the whole e2e stack: the fields are placed
@@ -636,6 +636,31 @@ describe('envelopes in the dashboard', () => {
     await page.locator('dialog').getByRole('button', { name: 'Remove origin' }).click();
     await page.getByText('No origins: embedded signing is off.').waitFor();
     expect(await originsOfApi()).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a send as a one-signer envelope: named by its send ID, resend offered, replace not', async () => {
+    const recipient = newRecipient();
+    const res = await send(apiKey, { pdf, recipientEmail: recipient, fileName: 'sent-alone.pdf' });
+    expect(res.status).toBe(201);
+    const sent = (await res.json()) as SendResult;
+    await waitForMail(recipient, /^Please sign/);
+    const envelopeId = `env_${sent.sendId.slice('send_'.length)}`;
+
+    const { page, context, problems } = await openSignedIn();
+    await page.goto(`${baseUrl}/dashboard#/envelopes`);
+    await poll(() => page.locator('main').textContent()).toContain('sent-alone.pdf');
+    await page.goto(`${baseUrl}/dashboard#/envelope/${envelopeId}`);
+    await poll(() => heading(page).textContent()).toBe('sent-alone.pdf');
+    expect(await page.locator('main').textContent()).toContain(sent.sendId);
+    const actions = page.locator('tr[data-recipient]', { hasText: 'Grace Hopper' }).locator('button');
+    expect(await actions.allTextContents()).toEqual(['Resend']);
+    await page.getByRole('button', { name: 'Resend the email to Grace Hopper' }).click();
+    await poll(() => page.locator('main .message.success').textContent()).toContain(
+      'A new email is on its way',
+    );
+    await waitForMail(recipient, /^Please sign/, 2);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -196,6 +196,10 @@ export const renderEnvelope = async (context: ViewContext): Promise<void> => {
         ? ([['Message', h('span', { class: 'message-text' }, envelope.message)]] as [string, Node][])
         : []),
       ['Envelope ID', h('code', {}, envelope.envelopeId)],
+      // A send's envelope: its recipient signs through the send's link (no replacing).
+      ...(envelope.sendId
+        ? ([['Sent with POST /api/v1/send', h('code', {}, envelope.sendId)]] as [string, Node][])
+        : []),
       ['Audit ID', h('code', {}, envelope.auditId)],
       ['Pages', String(envelope.pageCount)],
       ['Sent', formatTime(envelope.createdAt)],

@@ -11,9 +11,12 @@ import { ROLE_TEXT } from './progress';
 
 const OPEN = new Set<EnvelopeRecipient['status']>(['waiting', 'notified', 'viewed']);
 
-/** A recipient who has not acted, while the envelope is pending: another person may take the place. */
+/**
+ * A recipient who has not acted, while the envelope is pending: another person may take the place
+ * (not in a send's envelope: its link went to that person; the sender cancels and sends again).
+ */
 export const canReplace = (envelope: Envelope, recipient: EnvelopeRecipient): boolean =>
-  envelope.status === 'pending' && OPEN.has(recipient.status);
+  envelope.status === 'pending' && envelope.sendId === undefined && OPEN.has(recipient.status);
 
 /**
  * A signer or approver whose turn has come (notified or viewed), who is emailed (an embedded one's
