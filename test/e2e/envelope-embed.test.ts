@@ -25,7 +25,8 @@ import { allMail, waitForMail } from './send-harness';
  * `<esign-signing>` (the built module of libs/embed), receives `esign:loaded`, `esign:viewed` and
  * `esign:signed` in that order while the test signs inside the frame, and nothing after. The same URL
  * framed by an origin that is not registered is blocked by frame-ancestors; once used, it loads no
- * page again; and the embedded signer gets no email.
+ * page again; and the embedded signer gets no email. A link that fails at the page's first call (used,
+ * ended before the page loaded, ended while it loaded) gets its parent exactly one `esign:error`.
  */
 
 const EMBED_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../libs/embed');
@@ -218,6 +219,88 @@ describe('embedded signing', () => {
     // The next group is emailed as usual; the embedded signer never was.
     await waitForMail(abe, /Embedded agreement/);
     expect((await allMail()).filter((mail) => mail.to.includes(eve))).toEqual([]);
+  });
+
+  it('tells the framing site exactly once when the link fails at its first call: used, ended, or ended while the page loaded', async () => {
+    const put = await fetch(
+      `${baseUrl}/api/v1/account/embed-origins`,
+      jsonInit('PUT', { origins: [registered.origin] }, auth(account.apiKey)),
+    );
+    expect(put.status).toBe(200);
+    const embeddedUrl = async (): Promise<{ url: string; envelopeId: string }> => {
+      const stamp = `${Date.now()}${Math.random().toString(36).slice(2, 6)}`;
+      const envelope = await createEnvelope(
+        account.apiKey,
+        `eve${stamp}@example.com`,
+        `abe${stamp}@example.com`,
+      );
+      const eveId = envelope.recipients.find((r) => r.embedded)?.recipientId ?? '';
+      const made = await signingUrl(account.apiKey, envelope.envelopeId, eveId);
+      expect(made.status).toBe(201);
+      return { url: ((await made.json()) as { url: string }).url, envelopeId: envelope.envelopeId };
+    };
+    const cancel = async (envelopeId: string) => {
+      const res = await fetch(`${baseUrl}/api/v1/envelopes/${envelopeId}/cancel`, {
+        method: 'POST',
+        headers: auth(account.apiKey),
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+    };
+    const context = await browser.newContext();
+    const frame = async (url: string) => {
+      const host = await context.newPage();
+      await host.goto(`${registered.origin}/?u=${encodeURIComponent(url)}`);
+      return host;
+    };
+    const errorsOf = (page: Page) =>
+      page.evaluate(
+        () =>
+          (globalThis as unknown as { esignEvents: { type: string; detail: Record<string, unknown> }[] })
+            .esignEvents,
+      );
+
+    // Used: one page opened the URL; a second page of it is refused, and says so to its parent.
+    const used = await embeddedUrl();
+    const first = await frame(used.url);
+    await expect.poll(() => eventsOf(first), { timeout: 30_000 }).toEqual(['loaded', 'viewed']);
+    const second = await frame(used.url);
+    await expect.poll(() => eventsOf(second), { timeout: 30_000 }).toEqual(['error']);
+
+    // Ended before the page was loaded: the envelope was canceled.
+    const canceled = await embeddedUrl();
+    await cancel(canceled.envelopeId);
+    const late = await frame(canceled.url);
+    await expect.poll(() => eventsOf(late), { timeout: 30_000 }).toEqual(['error']);
+
+    // Ended while the page loaded: its first call (the recipient view) answers 410.
+    const racing = await embeddedUrl();
+    let reached: () => void = () => undefined;
+    const reachedCall = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await context.route('**/envelope/api/recipient', async (route) => {
+      reached();
+      await held;
+      await route.continue();
+    });
+    const loading = await frame(racing.url);
+    await reachedCall;
+    await cancel(racing.envelopeId);
+    release();
+    await expect.poll(() => eventsOf(loading), { timeout: 30_000 }).toEqual(['error']);
+
+    // Exactly one each, with the reason, and the first page (which opened the link) told nothing more.
+    await loading.waitForTimeout(1000);
+    expect(await eventsOf(first)).toEqual(['loaded', 'viewed']);
+    expect((await errorsOf(second)).map((e) => [e.type, e.detail.status])).toEqual([['error', 'used']]);
+    expect((await errorsOf(late)).map((e) => [e.type, e.detail.status])).toEqual([['error', 'canceled']]);
+    expect((await errorsOf(loading)).map((e) => [e.type, e.detail.status])).toEqual([['error', 'canceled']]);
+    expect((await errorsOf(second))[0]?.detail.message).toContain('already opened');
+    await context.close();
   });
 
   it('lets the dashboard set and read the origins with its session, and no other site change them', async () => {

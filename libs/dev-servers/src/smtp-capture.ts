@@ -21,8 +21,11 @@ export interface SmtpCapture {
   readonly host: string;
   readonly port: number;
   readonly messages: readonly CapturedMail[];
-  /** Answer the next `count` messages with a temporary failure (451), as a struggling relay would. */
-  failNext(count: number): void;
+  /**
+   * Answer the next `count` messages with a temporary failure (451), as a struggling relay would; with
+   * `only`, just the next `count` messages it picks (by their parsed subject, say), accepting the others.
+   */
+  failNext(count: number, only?: (mail: ParsedMail) => boolean): void;
   /** Messages refused so far through `failNext`. */
   readonly refused: number;
   /** Resolves once at least `count` messages have arrived (all of them), or fails after `timeoutMs`. */
@@ -50,6 +53,7 @@ export const startSmtpCapture = async (
   const messages: CapturedMail[] = [];
   const waiters: (() => void)[] = [];
   let failures = 0;
+  let failOnly: ((mail: ParsedMail) => boolean) | undefined;
   let refused = 0;
   let count = 0;
   if (options.directory) await mkdir(options.directory, { recursive: true });
@@ -73,17 +77,16 @@ export const startSmtpCapture = async (
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('error', (err) => callback(err));
       stream.on('end', () => {
-        if (failures > 0) {
-          failures -= 1;
-          refused += 1;
-          const err = Object.assign(new Error('Try again later'), { responseCode: 451 });
-          callback(err);
-          return;
-        }
         const raw = Buffer.concat(chunks);
         void (async () => {
           try {
             const parsed = await simpleParser(raw);
+            if (failures > 0 && (failOnly === undefined || failOnly(parsed))) {
+              failures -= 1;
+              refused += 1;
+              callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+              return;
+            }
             count += 1;
             let file: string | undefined;
             if (options.directory) {
@@ -127,8 +130,9 @@ export const startSmtpCapture = async (
     get refused() {
       return refused;
     },
-    failNext(n) {
+    failNext(n, only) {
       failures = n;
+      failOnly = only;
     },
     async waitForMessages(n, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

@@ -99,4 +99,21 @@ describe('startSmtpCapture', () => {
     const messages = await sut.waitForMessages(2);
     expect(messages.map((m) => m.parsed.subject)).toEqual(['Please sign', 'Accepted']);
   });
+
+  it('refuses only the messages failNext picks, accepting the others meanwhile', async () => {
+    sut.failNext(1, (mail) => mail.subject === 'Your code');
+    await send(sut.port, 'Your link');
+    const refused = await send(sut.port, 'Your code');
+    const retried = await send(sut.port, 'Your code');
+    expect(refused.at(-2)).toMatch(/^451 /);
+    expect(retried.at(-2)).toMatch(/^250 /);
+    expect(sut.refused).toBe(2);
+    const messages = await sut.waitForMessages(4);
+    expect(messages.map((m) => m.parsed.subject)).toEqual([
+      'Please sign',
+      'Accepted',
+      'Your link',
+      'Your code',
+    ]);
+  });
 });

@@ -3,7 +3,8 @@
  * it the `url` of `POST /api/v1/envelopes/{envelopeId}/recipients/{recipientId}/signing-url` (made
  * for this page view: it opens once); it frames the page and re-emits what the page tells it as DOM
  * events on the element: `esign:loaded`, `esign:viewed`, `esign:signed`, `esign:approved`,
- * `esign:declined`, `esign:error`, each with the page's `detail`. A plain custom element, no framework
+ * `esign:declined`, `esign:error`, each with the page's `detail`. At most one `esign:error` per URL, none
+ * after `esign:signed`, `esign:approved` or `esign:declined`. A plain custom element, no framework
  * and no dependency; importing this module defines it.
  *
  * Only messages from the framed page itself count: `event.source` must be this element's iframe and
@@ -34,6 +35,24 @@ export const esignMessageOf = (data: unknown): EsignMessage | undefined => {
   return { type: type as EsignEventType, detail: safeDetail };
 };
 
+/**
+ * Which of the page's messages the element passes on, for one signing URL: at most one `error`, and
+ * no `error` once the recipient signed, approved or declined (the page keeps to this itself; the
+ * element holds to it whatever a page posts).
+ */
+export const createEventGate = (): ((type: EsignEventType) => boolean) => {
+  let acted = false;
+  let erred = false;
+  return (type) => {
+    if (type === 'error') {
+      if (acted || erred) return false;
+      erred = true;
+    }
+    if (type === 'signed' || type === 'approved' || type === 'declined') acted = true;
+    return true;
+  };
+};
+
 /** The origin of a signing URL (resolved against `base`), or undefined when it is not http(s). */
 export const signingOriginOf = (url: string, base: string): string | undefined => {
   try {
@@ -58,6 +77,7 @@ const defineElement = (): void => {
     static readonly observedAttributes = ['url', 'title'];
     #frame: HTMLIFrameElement | undefined;
     #origin: string | undefined;
+    #passes = createEventGate();
     readonly #root: ShadowRoot;
 
     constructor() {
@@ -78,7 +98,7 @@ const defineElement = (): void => {
       const frame = this.#frame;
       if (!frame || event.source !== frame.contentWindow || event.origin !== this.#origin) return;
       const message = esignMessageOf(event.data);
-      if (!message) return;
+      if (!message || !this.#passes(message.type)) return;
       this.dispatchEvent(
         new CustomEvent(`esign:${message.type}`, { detail: message.detail, bubbles: true, composed: true }),
       );
@@ -104,6 +124,7 @@ const defineElement = (): void => {
       const origin = url ? signingOriginOf(url, document.baseURI) : undefined;
       this.#frame = undefined;
       this.#origin = origin;
+      this.#passes = createEventGate();
       const style = document.createElement('style');
       style.textContent = STYLE;
       if (!origin) {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { esignMessageOf, signingOriginOf, SIGNING_FRAME_SANDBOX } from '../src/esign-signing';
+import {
+  createEventGate,
+  esignMessageOf,
+  signingOriginOf,
+  SIGNING_FRAME_SANDBOX,
+} from '../src/esign-signing';
 
 describe('the messages <esign-signing> re-emits', () => {
   it("takes the signing page's messages with their detail, and nothing else a frame may post", () => {
@@ -32,6 +37,19 @@ describe('the messages <esign-signing> re-emits', () => {
       'allow-forms',
       'allow-same-origin',
       'allow-scripts',
+    ]);
+  });
+
+  it('passes one error at most, and none once the recipient acted', () => {
+    const failing = createEventGate();
+    expect([failing('error'), failing('error')]).toEqual([true, false]);
+
+    const signing = createEventGate();
+    expect(['loaded', 'viewed', 'signed', 'error'].map((type) => signing(type as 'error'))).toEqual([
+      true,
+      true,
+      true,
+      false,
     ]);
   });
 });

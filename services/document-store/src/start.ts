@@ -287,9 +287,14 @@ export const startDocumentStore = (
         releaseSigningRequestHandler(signing),
         createEnvelopeHandler({
           ...envelope,
-          // Revision 0 (the form fields and the certificate's pages) is written before the envelope exists.
-          prepareEnvelope: (request) =>
-            bus.request(PdfPrepareEnvelope, request, { timeoutMs: COMPLETE_ENVELOPE_TIMEOUT_MS }),
+          // Revision 0 (the form fields and the certificate's pages) is written under scratch/ before the
+          // envelope exists, and copied into place as its transaction ends.
+          revisionZero: {
+            prepare: (request) =>
+              bus.request(PdfPrepareEnvelope, request, { timeoutMs: COMPLETE_ENVELOPE_TIMEOUT_MS }),
+            blob: createBlobStore(blobOptionsFrom(config)),
+            logger,
+          },
         }),
         getEnvelopeHandler(envelope),
         listEnvelopesHandler(envelope),

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { connectBus, endpoint, type Bus } from '@esign/bus';
-import { createBlobStore, type BlobStore } from '@esign/blob';
+import type { BlobStore } from '@esign/blob';
 import {
   EnvelopeApprove,
   EnvelopeAttachLink,
@@ -18,16 +18,14 @@ import {
   type TEnvelope,
 } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
-import { startTestS3, type TestS3 } from '@esign/testing';
 import type pg from 'pg';
 import type { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { envelopeCodeHash } from '../src/domain/envelope/email-code';
 import { prepareEnvelopeStandIn, test, type TestBed } from './helpers';
 
 let bed: TestBed;
 let db: pg.Client;
-let s3: TestS3;
 let blob: BlobStore;
 let pdf: Bus | undefined;
 const certificates = new Map<string, TCertificateRecipient[]>();
@@ -70,15 +68,13 @@ test.beforeAll(async ({ bed: fileBed, db: fileDb }) => {
   ]);
 });
 
-beforeAll(async () => {
-  s3 = await startTestS3();
-  blob = createBlobStore({ ...s3, bucket: 'esign' });
-  await blob.ensureBucket();
+// The store's own object storage: the stand-ins write where it reads and copies.
+test.beforeAll(({ objects }) => {
+  blob = objects.blob;
 });
 
 afterAll(async () => {
   await pdf?.drain();
-  await s3?.stop();
 });
 
 type TCreate = z.input<(typeof EnvelopeCreate)['request']>;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectBus, endpoint, type Bus } from '@esign/bus';
-import { createBlobStore, type BlobStore } from '@esign/blob';
+import type { BlobStore } from '@esign/blob';
 import {
   DocumentGet,
   EnvelopeApprove,
@@ -20,10 +20,9 @@ import {
   type TEnvelope,
 } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
-import { startTestS3, type TestS3 } from '@esign/testing';
 import type pg from 'pg';
 import type { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { prepareEnvelopeStandIn, test, verifyAuditChain, type TestBed } from './helpers';
 
 /**
@@ -34,7 +33,6 @@ import { prepareEnvelopeStandIn, test, verifyAuditChain, type TestBed } from './
 
 let bed: TestBed;
 let db: pg.Client;
-let s3: TestS3;
 let blob: BlobStore;
 let pdf: Bus | undefined;
 let clock = new Date('2026-03-02T09:00:00.000Z');
@@ -77,15 +75,13 @@ test.beforeAll(async ({ bed: fileBed, db: fileDb }) => {
   ]);
 });
 
-beforeAll(async () => {
-  s3 = await startTestS3();
-  blob = createBlobStore({ ...s3, bucket: 'esign' });
-  await blob.ensureBucket();
+// The store's own object storage: the stand-ins write where it reads and copies.
+test.beforeAll(({ objects }) => {
+  blob = objects.blob;
 });
 
 afterAll(async () => {
   await pdf?.drain();
-  await s3?.stop();
 });
 
 type TRecipientInput = z.input<(typeof EnvelopeCreate)['request']>['recipients'][number];

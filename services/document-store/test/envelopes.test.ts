@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { endpoint, type Bus } from '@esign/bus';
-import { createBlobStore, type BlobStore } from '@esign/blob';
+import type { BlobStore } from '@esign/blob';
 import {
   DocumentGet,
   DocumentList,
@@ -28,10 +28,9 @@ import {
   type TEnvelope,
 } from '@esign/contracts';
 import { createLogger } from '@esign/telemetry';
-import { startTestS3, type TestS3 } from '@esign/testing';
 import pg from 'pg';
 import type { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startDocumentStore } from '../src/start';
 import { createEnvelopeSweep } from '../src/sweep/envelope-sweep';
 import { test, verifyAuditChain, type TestBed } from './helpers';
@@ -41,7 +40,6 @@ const DAY = 24 * 60 * 60 * 1000;
 let bed: TestBed;
 let db: pg.Client;
 let pool: pg.Pool;
-let s3: TestS3;
 let blob: BlobStore;
 /** The store's clock: each test sets it. */
 let clock = new Date('2026-03-02T09:00:00.000Z');
@@ -59,16 +57,29 @@ test.beforeAll(({ bed: fileBed, db: fileDb }) => {
   pool = new pg.Pool({ connectionString: bed.database.url, max: 2 });
 });
 
-beforeAll(async () => {
-  s3 = await startTestS3();
-  blob = createBlobStore({ ...s3, bucket: 'esign' });
-  await blob.ensureBucket();
+// The store's own object storage: the stand-ins write where it reads and copies.
+test.beforeAll(({ objects }) => {
+  blob = objects.blob;
 });
 
 afterAll(async () => {
   await pool?.end();
-  await s3?.stop();
 });
+
+/** Two `race.pdf` preparations wait for each other: both requests get past the idempotency check. */
+let racers: (() => void)[] = [];
+const raceBarrier = () =>
+  new Promise<void>((resolve) => {
+    racers.push(resolve);
+    if (racers.length === 2) {
+      for (const go of racers) go();
+      racers = [];
+    }
+  });
+
+/** Every object key under `prefix`, sorted. */
+const keysUnder = async (prefix: string) =>
+  (await blob.listObjects(prefix, { limit: 100 })).map((o) => o.key).sort();
 
 /** What envelope.create asked pdf-signer's pdf.prepare-envelope, by envelope. */
 const prepared = new Map<string, z.infer<(typeof PdfPrepareEnvelope)['request']>>();
@@ -89,6 +100,7 @@ test.beforeAll(async ({ bed: fileBed }) => {
       if (request.fileName === 'refused.pdf')
         throw new ServiceError('invalid_argument', 'file: the signed document is damaged', 'file');
       prepared.set(request.envelopeId, request);
+      if (request.fileName === 'race.pdf') await raceBarrier();
       // Requests made straight on the bus have no original uploaded: an empty revision 0 stands in.
       if (await blob.stat(request.sourceKey)) await blob.copy(request.sourceKey, request.targetKey);
       else await blob.put(request.targetKey, Buffer.from('%PDF-1.7 revision 0'));
@@ -288,7 +300,8 @@ describe('envelope.create', () => {
       envelopeId: created.envelopeId,
       auditId: created.auditId,
       sourceKey: expect.stringMatching(/^pending\//) as unknown,
-      targetKey: `envelopes/${request?.accountId}/${created.envelopeId}/0.pdf`,
+      // Written under scratch/ (expired by the bucket's lifecycle), then copied into place.
+      targetKey: `scratch/envelopes/${request?.accountId}/${created.envelopeId}/0.pdf`,
       createdAt: created.createdAt,
       subject: created.subject,
     });
@@ -303,7 +316,10 @@ describe('envelope.create', () => {
     const { rows } = await db.query('select head_key, original_key from documents.envelopes where id = $1', [
       created.envelopeId,
     ]);
-    expect(rows[0]).toEqual({ head_key: request?.targetKey, original_key: request?.sourceKey });
+    const headKey = `envelopes/${request?.accountId}/${created.envelopeId}/0.pdf`;
+    expect(rows[0]).toEqual({ head_key: headKey, original_key: request?.sourceKey });
+    expect(await blob.stat(headKey)).toBeDefined();
+    expect(await blob.stat(request?.targetKey ?? '')).toBeUndefined();
   });
 
   it('writes nothing when pdf-signer refuses the document', async () => {
@@ -314,6 +330,52 @@ describe('envelope.create', () => {
     });
     const { rows } = await db.query('select id from documents.envelopes where account_id = $1', [accountId]);
     expect(rows).toEqual([]);
+  });
+
+  it('leaves no revision 0 in storage when the database refuses the envelope', async () => {
+    const accountId = randomUUID();
+    const subject = `Refused by the database ${randomUUID()}`;
+    // A rule of the database the envelope breaks, after pdf-signer has written revision 0.
+    await db.query(
+      `alter table documents.envelopes add constraint test_refused_subject check (subject <> '${subject}')`,
+    );
+    try {
+      await expect(create([signer('Ann')], { accountId, subject })).rejects.toMatchObject({
+        code: 'internal',
+      });
+    } finally {
+      await db.query('alter table documents.envelopes drop constraint test_refused_subject');
+    }
+
+    const asked = [...prepared.values()].find((r) => r.accountId === accountId);
+    expect(asked?.targetKey).toMatch(/^scratch\//);
+    expect(await keysUnder(`envelopes/${accountId}/`)).toEqual([]);
+    expect(await keysUnder(`scratch/envelopes/${accountId}/`)).toEqual([]);
+    const { rows } = await db.query('select id from documents.envelopes where account_id = $1', [accountId]);
+    expect(rows).toEqual([]);
+  });
+
+  it('keeps one revision 0 when two requests with one Idempotency-Key race past the check', async () => {
+    const request = createRequest([signer('Ann')], {
+      fileName: 'race.pdf',
+      idempotency: { key: `key-${randomUUID()}`, requestHash: 'c'.repeat(64) },
+    });
+    await blob.put(request.objectKey, Buffer.from(`%PDF-1.7 original ${randomUUID()}`));
+
+    // The stand-in answers both only once both have been prepared: neither found the other's envelope.
+    const [a, b] = await Promise.all([
+      bed.client.request(EnvelopeCreate, request),
+      bed.client.request(EnvelopeCreate, request),
+    ]);
+
+    expect(a.envelopeId).toBe(b.envelopeId);
+    expect([a.replayed, b.replayed].sort()).toEqual([false, true]);
+    const asked = [...prepared.values()].filter((r) => r.accountId === request.accountId);
+    expect(asked).toHaveLength(2);
+    expect(await keysUnder(`envelopes/${request.accountId}/`)).toEqual([
+      `envelopes/${request.accountId}/${a.envelopeId}/0.pdf`,
+    ]);
+    expect(await keysUnder(`scratch/envelopes/${request.accountId}/`)).toEqual([]);
   });
 
   it('answers a replay of an Idempotency-Key with the envelope and publishes nothing more', async () => {

@@ -1,10 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { BlobStore } from '@esign/blob';
+import { createBlobStore, type BlobStore } from '@esign/blob';
 import { connectBus, endpoint, type Bus } from '@esign/bus';
 import { PdfPrepareEnvelope, type TRecordDocumentRequest, type TStoredAuditEvent } from '@esign/contracts';
 import { newAuditId } from '@esign/ids';
 import { createLogger, type Logger } from '@esign/telemetry';
-import { createTestDatabase, testNatsUrl, uniqueBusPrefix, type TestDatabase } from '@esign/testing';
+import {
+  createTestDatabase,
+  startTestS3,
+  testNatsUrl,
+  uniqueBusPrefix,
+  type TestDatabase,
+} from '@esign/testing';
 import pg from 'pg';
 import { test as baseTest } from 'vitest';
 import { loadDocumentStoreConfig, type TDocumentStoreConfig } from '../src/config';
@@ -59,8 +65,8 @@ export interface TStoreOptions {
 
 /**
  * The document-store test bed, once per test file: `bed` (its own database, bus prefix and client),
- * `sut` (the store running on them, started for every file) and `db` (a plain connection to look at
- * the tables). Each is torn down after the file's last test, in reverse order. A file takes them in
+ * `objects` (the embedded S3 server the store uses, and a client of its bucket), `sut` (the store
+ * running on them, started for every file) and `db` (a plain connection to look at the tables). Each is torn down after the file's last test, in reverse order. A file takes them in
  * `test.beforeAll` (or a test in its context).
  */
 export const test = baseTest
@@ -70,9 +76,26 @@ export const test = baseTest
     onCleanup(() => bed.close());
     return bed;
   })
-  .extend('sut', { scope: 'file', auto: true }, async ({ bed, storeOptions }, { onCleanup }) => {
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's needs from its destructuring: none here
+  .extend('objects', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const s3 = await startTestS3();
+    onCleanup(() => s3.stop());
+    const blob = createBlobStore({ ...s3, bucket: 'esign' });
+    await blob.ensureBucket();
+    return { s3, blob };
+  })
+  .extend('sut', { scope: 'file', auto: true }, async ({ bed, storeOptions, objects }, { onCleanup }) => {
+    const { s3 } = objects;
     const sut = await startDocumentStore(
-      { ...bed.config, ...storeOptions.config },
+      {
+        ...bed.config,
+        S3_ENDPOINT: s3.endpoint,
+        S3_ACCESS_KEY: s3.accessKey,
+        S3_SECRET_KEY: s3.secretKey,
+        S3_REGION: s3.region,
+        S3_BUCKET: 'esign',
+        ...storeOptions.config,
+      },
       { now: storeOptions.now, logger: storeOptions.logger },
     );
     // Stopping twice is harmless: a file may stop it itself to test a restart.

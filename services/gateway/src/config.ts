@@ -57,6 +57,14 @@ export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
     .positive()
     .default(60)
     .describe('Sandbox requests per minute per client IP.'),
+  EMBED_ORIGINS_CACHE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30_000)
+    .describe(
+      "How long an account's embed origins stay cached for embedded link pages (0: not cached). A change through this replica applies at once; other replicas see it within this time.",
+    ),
   KEY_CACHE_TTL_MS: z.coerce
     .number()
     .int()

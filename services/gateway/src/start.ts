@@ -21,6 +21,7 @@ import { answerClientError, isRefusedBySize } from './http/client-error';
 import { createEdgeMetrics, UNMATCHED_ROUTE, type EdgeMetrics } from './http/request-metrics';
 import { createRateCounter } from './http/rate-counter';
 import { createSigningPorts } from './operations/ports';
+import { createEmbedOriginsCache } from './operations/embed-origins-cache';
 import { createEnvelopePorts } from './operations/envelope-ports';
 import { createSendingPorts } from './operations/sending-ports';
 import { createSigningLinkPorts } from './operations/signing-link-ports';
@@ -88,7 +89,13 @@ export const startGateway = (
     const verifying = createVerifyingPorts({ bus });
     const signingLink = createSigningLinkPorts({ bus, blob, signing, logger });
     const templates = createTemplatePorts({ bus, blob, logger });
-    const envelopes = createEnvelopePorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
+    const envelopes = createEnvelopePorts({
+      bus,
+      blob,
+      logger,
+      signTimeoutMs: config.SIGN_TIMEOUT_MS,
+      embedOriginsCache: createEmbedOriginsCache({ ttlMs: config.EMBED_ORIGINS_CACHE_TTL_MS }),
+    });
     const edge = createEdgeMetrics(metrics);
     const app = createApp({
       config,

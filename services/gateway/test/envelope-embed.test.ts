@@ -28,6 +28,8 @@ type TLink = z.infer<(typeof EnvelopeFindByToken)['reply']>;
 const ACCOUNT = randomUUID();
 const API_KEY = `svc_live_${'e'.repeat(32)}`;
 const origins = new Map<string, string[]>();
+/** How often the key service stand-in was asked for an account's origins. */
+let originReads = 0;
 const links = new Map<string, TLink>();
 let s3: TestS3;
 let services: Bus;
@@ -95,9 +97,10 @@ beforeAll(async () => {
         apiAccess: true,
       }),
     ),
-    endpoint(AccountEmbedOriginsGet, (req) =>
-      Promise.resolve({ accountId: req.accountId, origins: origins.get(req.accountId) ?? [] }),
-    ),
+    endpoint(AccountEmbedOriginsGet, (req) => {
+      originReads += 1;
+      return Promise.resolve({ accountId: req.accountId, origins: origins.get(req.accountId) ?? [] });
+    }),
     endpoint(AccountEmbedOriginsSet, (req) => {
       origins.set(req.accountId, req.origins);
       return Promise.resolve({ accountId: req.accountId, origins: req.origins });
@@ -158,7 +161,9 @@ describe('the embed origins of an account', () => {
 
 describe('the page of a link', () => {
   it("lets the account's origins frame an embedded link's page only; an emailed link's is never framed", async () => {
-    origins.set(ACCOUNT, ['https://app.example.com', 'https://shop.example.org']);
+    expect(
+      (await setOrigins({ origins: ['https://app.example.com', 'https://shop.example.org'] })).status,
+    ).toBe(200);
 
     const emailed = await fetch(`${gateway.url}/e/${EMAILED}`);
     const acted = await fetch(`${gateway.url}/e/${ACTED}`);
@@ -169,17 +174,36 @@ describe('the page of a link', () => {
   });
 
   it('refuses to load a used embedded link again, in a page the frame can show', async () => {
-    origins.set(ACCOUNT, ['https://app.example.com']);
+    expect((await setOrigins({ origins: ['https://app.example.com'] })).status).toBe(200);
 
     const used = await fetch(`${gateway.url}/e/${USED}`);
 
     expect(used.status).toBe(410);
     expect(frameAncestorsOf(used)).toBe('https://app.example.com');
-    expect(await used.text()).toContain('already opened');
+    const html = await used.text();
+    expect(html).toContain('already opened');
+    // The signing page itself, told why, so that it can tell the framing site (one `error` event).
+    const data = /<meta name="esign-embed" content="([^"]*)">/.exec(html)?.[1]?.replace(/&quot;/g, '"');
+    expect(JSON.parse(data ?? 'null')).toMatchObject({
+      origins: ['https://app.example.com'],
+      refused: { status: 'used', title: 'Link already used' },
+    });
+  });
+
+  it("writes the origins into an embedded link's page only", async () => {
+    expect((await setOrigins({ origins: ['https://app.example.com'] })).status).toBe(200);
+
+    const embedded = await (await fetch(`${gateway.url}/e/${EMBEDDED}`)).text();
+    const emailed = await (await fetch(`${gateway.url}/e/${EMAILED}`)).text();
+
+    expect(embedded).toContain(
+      `<meta name="esign-embed" content="{&quot;origins&quot;:[&quot;https://app.example.com&quot;]}">`,
+    );
+    expect(emailed).not.toContain('esign-embed');
   });
 
   it('never lets an embedded page be framed while the account has no origin', async () => {
-    origins.set(ACCOUNT, []);
+    expect((await setOrigins({ origins: [] })).status).toBe(200);
 
     const used = await fetch(`${gateway.url}/e/${USED}`);
 
@@ -187,7 +211,7 @@ describe('the page of a link', () => {
   });
 
   it("gives an embedded link's page the origins it may post its events to, and an emailed link's none", async () => {
-    origins.set(ACCOUNT, ['https://app.example.com']);
+    expect((await setOrigins({ origins: ['https://app.example.com'] })).status).toBe(200);
     const view = (token: string) =>
       fetch(`${gateway.url}/envelope/api/recipient`, { headers: { 'X-Signing-Token': token } });
 
@@ -196,6 +220,31 @@ describe('the page of a link', () => {
 
     expect(embedded.embedOrigins).toEqual(['https://app.example.com']);
     expect(emailed).not.toHaveProperty('embedOrigins');
+  });
+});
+
+describe('the embed origins cache', () => {
+  it('asks the key service once for repeated page loads, and uses a change made through this gateway at once', async () => {
+    expect((await setOrigins({ origins: ['https://app.example.com'] })).status).toBe(200);
+    const before = originReads;
+
+    for (let i = 0; i < 3; i += 1) {
+      const page = await fetch(`${gateway.url}/e/${USED}`);
+      const view = await fetch(`${gateway.url}/envelope/api/recipient`, {
+        headers: { 'X-Signing-Token': EMBEDDED },
+      });
+      expect(frameAncestorsOf(page)).toBe('https://app.example.com');
+      expect(((await view.json()) as { embedOrigins?: string[] }).embedOrigins).toEqual([
+        'https://app.example.com',
+      ]);
+    }
+    expect(originReads).toBe(before);
+
+    expect((await setOrigins({ origins: ['https://shop.example.org'] })).status).toBe(200);
+    const changed = await fetch(`${gateway.url}/e/${USED}`);
+
+    expect(frameAncestorsOf(changed)).toBe('https://shop.example.org');
+    expect(originReads).toBe(before);
   });
 });
 

@@ -171,7 +171,12 @@ export const startMailerService = (
     await bus.consume(SigningCanceled, signingCanceledHandler(deps), consume('mailer-signing-canceled'));
     await bus.consume(
       EnvelopeRecipientTurn,
-      envelopeRecipientTurnHandler({ ...deps, ...links, now }),
+      envelopeRecipientTurnHandler({
+        ...deps,
+        ...links,
+        setEnvelopeCode: (request) => bus.request(EnvelopeSetCode, request),
+        now,
+      }),
       consume('mailer-envelope-recipient-turn'),
     );
     await bus.consume(

@@ -493,6 +493,40 @@ describe('one-time codes (requireEmailCode)', () => {
     expect(logLines.join('\n')).not.toContain(code);
   });
 
+  it('retries a code email the SMTP server refused with a new code for the same link, sending the link once', async () => {
+    const event = turn({ requireEmailCode: true });
+    smtp.failNext(1, (mail) => mail.subject?.startsWith('Your code') === true);
+    await docs.publish(EnvelopeRecipientTurn, event, { msgId: event.eventId });
+
+    await expect.poll(() => mailsTo(event.recipient.email).length, { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => unackedMessages(docs, 'mailer-envelope-recipient-turn')).toBe(0);
+    const [linkMail, codeMail] = mailsTo(event.recipient.email);
+    expect(codeMail?.parsed.subject).toBe('Your code for Please sign the lease');
+    const token = linkIn(linkMail?.parsed.text ?? '');
+    const code = codeIn(codeMail?.parsed.text ?? '');
+    // One link; the code that arrived was set on that link by the retry (the refused one was replaced).
+    expect(attached.filter((a) => a.eventId === event.eventId)).toHaveLength(1);
+    expect(codesSet.filter((c) => c.eventId === event.eventId)).toEqual([
+      { tokenHash: sha256(token), codeHash: sha256(`${sha256(token)}:${code}`), eventId: event.eventId },
+    ]);
+    const rows = await deliveryRows(event.eventId);
+    expect(rows.map((r) => [r.kind, r.state, r.attempts])).toEqual(
+      expect.arrayContaining([
+        ['envelope-turn', 'sent', 1],
+        ['envelope-code', 'sent', 2],
+      ]),
+    );
+    expect(rows.find((r) => r.kind === 'envelope-code')?.last_error).toContain('451');
+    // Neither the code nor the token is in a table or a log line.
+    const stored = await query<{ row: string }>(
+      'select row_to_json(d)::text as row from mailer.deliveries d',
+    );
+    for (const secret of [code, token]) {
+      expect(stored.map((r) => r.row).join('\n')).not.toContain(secret);
+      expect(logLines.join('\n')).not.toContain(secret);
+    }
+  });
+
   it('sends no code to a recipient who needs none', async () => {
     const event = turn();
     await docs.publish(EnvelopeRecipientTurn, event, { msgId: event.eventId });

@@ -1,6 +1,4 @@
 import {
-  AccountEmbedOriginsGet,
-  AccountEmbedOriginsSet,
   MAX_EMBED_ORIGIN_LENGTH,
   MAX_EMBED_ORIGINS,
   ServiceError,
@@ -78,8 +76,8 @@ export const getEmbedOriginsOperation = defineAccountOperation({
   responses: { 200: { description: 'The origins', json: ZEmbedOriginList } },
   errors: ['unavailable', 'internal'],
   async handle({ caller }, deps) {
-    const { origins } = await deps.bus.request(AccountEmbedOriginsGet, { accountId: caller.accountId });
-    return { status: 200, json: { origins } };
+    const origins = await deps.envelopes.embedOrigins(caller.accountId, { fresh: true });
+    return { status: 200, json: { origins: [...origins] } };
   },
 });
 
@@ -94,11 +92,9 @@ export const setEmbedOriginsOperation = defineAccountOperation({
   responses: { 200: { description: 'The origins as stored', json: ZEmbedOriginList } },
   errors: ['invalid_argument', 'unavailable', 'internal'],
   async handle({ caller, body }, deps) {
-    const { origins } = await deps.bus.request(AccountEmbedOriginsSet, {
-      accountId: caller.accountId,
-      origins: normalisedOrigins(body.origins),
-    });
-    return { status: 200, json: { origins } };
+    // Through the envelope ports: this gateway's pages use the new list at once.
+    const origins = await deps.envelopes.setEmbedOrigins(caller.accountId, normalisedOrigins(body.origins));
+    return { status: 200, json: { origins: [...origins] } };
   },
 });
 

@@ -16,6 +16,7 @@ import {
 import { z } from 'zod';
 import { named } from '../api/named';
 import { defineOperation, type OperationResult } from '../api/operation';
+import { withEmbedData, type TEmbedRefusal } from '../http/embed-page-data';
 import { LINK_PAGE_HEADERS, linkMessagePage, linkTokenOf } from '../http/link-pages';
 import { isSigningToken, signingTokenHash } from '../http/signing-token';
 import { framedContentSecurityPolicy, loadWebPage } from '../http/web-pages';
@@ -31,6 +32,7 @@ import {
   signEnvelopeStep,
   type EnvelopeEnding,
 } from '../operations/envelope-step';
+import type { TEnvelopeLink } from '../operations/envelope-ports';
 import {
   CODE_REQUIRED_MESSAGE,
   EnvelopeCodeRequiredError,
@@ -60,6 +62,17 @@ const ENDED_TITLES: Record<EnvelopeEnding, string> = {
   canceled: 'Envelope canceled',
   expired: 'Link expired',
   acted: 'Already done',
+};
+
+/** Why a link's page cannot be used: the envelope or the recipient's part ended, or an embedded link was used. */
+const refusalOf = (link: TEnvelopeLink): TEmbedRefusal | undefined => {
+  const ending = endingOf(link);
+  if (ending)
+    return { status: ending, title: ENDED_TITLES[ending], message: ENVELOPE_ENDED_MESSAGES[ending] };
+  if (link.embedded && link.linkUsedAt) {
+    return { status: 'used', title: 'Link already used', message: USED_EMBEDDED_LINK_MESSAGE };
+  }
+  return undefined;
 };
 
 /** The token of a page call, hashed; an absent or malformed one is an unknown link (404). */
@@ -179,25 +192,25 @@ export const openEnvelopePageOperation = defineOperation({
     );
     if (!link) return notValid;
     // An embedded link's page (and what it says when refused) may be framed by the account's origins.
-    const headers = link.embedded
-      ? framedPageHeaders(await deps.envelopes.embedOrigins(link.accountId))
-      : LINK_PAGE_HEADERS;
-    const ending = endingOf(link);
-    if (ending) {
+    const origins = link.embedded ? await deps.envelopes.embedOrigins(link.accountId) : undefined;
+    const headers = origins ? framedPageHeaders(origins) : LINK_PAGE_HEADERS;
+    const html = loadWebPage('envelope');
+    const refused = refusalOf(link);
+    if (refused) {
+      // Framed, the refusal is the page itself, told why: it tells the sender's site (an `error` event).
+      const framed = origins !== undefined && origins.length > 0 && html !== undefined;
       return {
         status: 410,
-        html: linkMessagePage(ENDED_TITLES[ending], ENVELOPE_ENDED_MESSAGES[ending]),
+        html: framed
+          ? withEmbedData(html, { origins, refused })
+          : linkMessagePage(refused.title, refused.message),
         headers,
       };
     }
-    if (link.embedded && link.linkUsedAt) {
-      return { status: 410, html: linkMessagePage('Link already used', USED_EMBEDDED_LINK_MESSAGE), headers };
-    }
-    const html = loadWebPage('envelope');
     if (html === undefined) {
       throw new ServiceError('unavailable', 'The envelope signing page is not built: run `pnpm build:web`.');
     }
-    return { status: 200, html, headers };
+    return { status: 200, html: origins ? withEmbedData(html, { origins }) : html, headers };
   },
 });
 

@@ -45,7 +45,8 @@ export const createSigningUrl = async (
   if (recipient.status !== 'notified' && recipient.status !== 'viewed') {
     throw new ServiceError('conflict', `${recipient.recipientId} has already ${recipient.status}`);
   }
-  const origins = await ports.embedOrigins(request.accountId);
+  // Fresh: origins registered a moment ago through another replica count at once.
+  const origins = await ports.embedOrigins(request.accountId, { fresh: true });
   if (origins.length === 0) {
     throw new ServiceError(
       'conflict',

@@ -3,6 +3,7 @@ import type { BlobStore } from '@esign/blob';
 import { RequestTimeoutError, type Bus } from '@esign/bus';
 import {
   AccountEmbedOriginsGet,
+  AccountEmbedOriginsSet,
   EnvelopeApprove,
   EnvelopeAttachLink,
   EnvelopeCancel,
@@ -28,6 +29,7 @@ import {
 } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
 import type { z } from 'zod';
+import { createEmbedOriginsCache, type EmbedOriginsCache } from './embed-origins-cache';
 import { OutcomeUnknownError } from './sending-ports';
 
 export type TCreateEnvelope = z.input<typeof EnvelopeCreate.request>;
@@ -74,8 +76,13 @@ export interface EnvelopePorts {
   findByToken(tokenHash: string): Promise<TEnvelopeLink>;
   /** Attach a link's token hash to a recipient whose turn has come (`conflict` otherwise). */
   attachLink(request: TAttachLinkRequest): Promise<TAttachedLink>;
-  /** The origins allowed to frame the account's embedded signing pages (the key service's). */
-  embedOrigins(accountId: string): Promise<readonly string[]>;
+  /**
+   * The origins allowed to frame the account's embedded signing pages (the key service's), cached for
+   * a short while (`EMBED_ORIGINS_CACHE_TTL_MS`); `fresh` asks the key service (and refreshes the cache).
+   */
+  embedOrigins(accountId: string, options?: { fresh?: boolean }): Promise<readonly string[]>;
+  /** Replace the account's origins (the key service checks and stores them); this gateway's cache follows at once. */
+  setEmbedOrigins(accountId: string, origins: readonly string[]): Promise<readonly string[]>;
   recordView(view: TRecordViewRequest): Promise<TRecordedView>;
   /** A `requireEmailCode` recipient's one-time code (`envelope.verify-code`). */
   verifyCode(request: TVerifyCodeRequest): Promise<TCodeVerification>;
@@ -105,40 +112,58 @@ export const createEnvelopePorts = (deps: {
   logger: Logger;
   /** How long the signer may take for one document (inspect, a revision, a marked copy). */
   signTimeoutMs: number;
-}): EnvelopePorts => ({
-  inspectPdf: (uploadKey) => deps.bus.request(PdfInspect, { uploadKey }, { timeoutMs: deps.signTimeoutMs }),
-  // document-store asks pdf-signer for revision 0 (pdf.prepare-envelope) before it answers.
-  create: (request) =>
-    deps.bus.request(EnvelopeCreate, request, { timeoutMs: deps.signTimeoutMs }).catch((err: unknown) => {
-      throw asOutcome(err);
-    }),
-  get: (accountId, envelopeId) => deps.bus.request(EnvelopeGet, { accountId, envelopeId }),
-  list: (request) => deps.bus.request(EnvelopeList, request),
-  cancel: (accountId, envelopeId) => deps.bus.request(EnvelopeCancel, { accountId, envelopeId }),
-  resendRecipient: (accountId, envelopeId, recipientId) =>
-    deps.bus.request(EnvelopeResendRecipient, { accountId, envelopeId, recipientId }),
-  replaceRecipient: (request) => deps.bus.request(EnvelopeReplaceRecipient, request),
-  document: (accountId, envelopeId) => deps.bus.request(EnvelopeDocument, { accountId, envelopeId }),
-  markIncomplete: (sourceKey, targetKey, note) =>
-    deps.bus.request(PdfMarkIncomplete, { sourceKey, targetKey, note }, { timeoutMs: deps.signTimeoutMs }),
-  findByToken: (tokenHash) => deps.bus.request(EnvelopeFindByToken, { tokenHash }),
-  attachLink: (request) => deps.bus.request(EnvelopeAttachLink, request),
-  embedOrigins: async (accountId) => (await deps.bus.request(AccountEmbedOriginsGet, { accountId })).origins,
-  recordView: (view) => deps.bus.request(EnvelopeRecordView, view),
-  verifyCode: (request) => deps.bus.request(EnvelopeVerifyCode, request),
-  requestCode: (tokenHash) => deps.bus.request(EnvelopeRequestCode, { tokenHash }),
-  claim: (tokenHash) => deps.bus.request(EnvelopeClaim, { tokenHash }),
-  release: async (tokenHash) => void (await deps.bus.request(EnvelopeRelease, { tokenHash })),
-  signRevision: (request, timeoutMs) => deps.bus.request(PdfSignRevision, request, { timeoutMs }),
-  recordRevision: (request) =>
-    deps.bus.request(EnvelopeRecordRevision, request).catch((err: unknown) => {
-      throw asOutcome(err);
-    }),
-  approve: (request) => deps.bus.request(EnvelopeApprove, request),
-  decline: (request) => deps.bus.request(EnvelopeDecline, request),
-  copyObject: (sourceKey, destKey, options) => deps.blob.copy(sourceKey, destKey, options),
-  statObject: (key) => deps.blob.stat(key),
-  openObject: (key) => deps.blob.get(key),
-  removeObject: (key) => deps.blob.remove(key),
-  logger: deps.logger,
-});
+  /** The accounts' embed origins (default: none cached). */
+  embedOriginsCache?: EmbedOriginsCache;
+}): EnvelopePorts => {
+  const originsCache = deps.embedOriginsCache ?? createEmbedOriginsCache({ ttlMs: 0 });
+  const readOrigins = async (accountId: string) =>
+    (await deps.bus.request(AccountEmbedOriginsGet, { accountId })).origins;
+  return {
+    inspectPdf: (uploadKey) => deps.bus.request(PdfInspect, { uploadKey }, { timeoutMs: deps.signTimeoutMs }),
+    // document-store asks pdf-signer for revision 0 (pdf.prepare-envelope) before it answers.
+    create: (request) =>
+      deps.bus.request(EnvelopeCreate, request, { timeoutMs: deps.signTimeoutMs }).catch((err: unknown) => {
+        throw asOutcome(err);
+      }),
+    get: (accountId, envelopeId) => deps.bus.request(EnvelopeGet, { accountId, envelopeId }),
+    list: (request) => deps.bus.request(EnvelopeList, request),
+    cancel: (accountId, envelopeId) => deps.bus.request(EnvelopeCancel, { accountId, envelopeId }),
+    resendRecipient: (accountId, envelopeId, recipientId) =>
+      deps.bus.request(EnvelopeResendRecipient, { accountId, envelopeId, recipientId }),
+    replaceRecipient: (request) => deps.bus.request(EnvelopeReplaceRecipient, request),
+    document: (accountId, envelopeId) => deps.bus.request(EnvelopeDocument, { accountId, envelopeId }),
+    markIncomplete: (sourceKey, targetKey, note) =>
+      deps.bus.request(PdfMarkIncomplete, { sourceKey, targetKey, note }, { timeoutMs: deps.signTimeoutMs }),
+    findByToken: (tokenHash) => deps.bus.request(EnvelopeFindByToken, { tokenHash }),
+    attachLink: (request) => deps.bus.request(EnvelopeAttachLink, request),
+    async embedOrigins(accountId, options) {
+      if (!options?.fresh) return originsCache.get(accountId, () => readOrigins(accountId));
+      const origins = await readOrigins(accountId);
+      originsCache.put(accountId, origins);
+      return origins;
+    },
+    async setEmbedOrigins(accountId, origins) {
+      const stored = (await deps.bus.request(AccountEmbedOriginsSet, { accountId, origins: [...origins] }))
+        .origins;
+      originsCache.put(accountId, stored);
+      return stored;
+    },
+    recordView: (view) => deps.bus.request(EnvelopeRecordView, view),
+    verifyCode: (request) => deps.bus.request(EnvelopeVerifyCode, request),
+    requestCode: (tokenHash) => deps.bus.request(EnvelopeRequestCode, { tokenHash }),
+    claim: (tokenHash) => deps.bus.request(EnvelopeClaim, { tokenHash }),
+    release: async (tokenHash) => void (await deps.bus.request(EnvelopeRelease, { tokenHash })),
+    signRevision: (request, timeoutMs) => deps.bus.request(PdfSignRevision, request, { timeoutMs }),
+    recordRevision: (request) =>
+      deps.bus.request(EnvelopeRecordRevision, request).catch((err: unknown) => {
+        throw asOutcome(err);
+      }),
+    approve: (request) => deps.bus.request(EnvelopeApprove, request),
+    decline: (request) => deps.bus.request(EnvelopeDecline, request),
+    copyObject: (sourceKey, destKey, options) => deps.blob.copy(sourceKey, destKey, options),
+    statObject: (key) => deps.blob.stat(key),
+    openObject: (key) => deps.blob.get(key),
+    removeObject: (key) => deps.blob.remove(key),
+    logger: deps.logger,
+  };
+};

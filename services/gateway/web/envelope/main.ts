@@ -17,7 +17,7 @@ import { answerOf, ApiError, createApiClient } from '../shared/http';
 import { placeOverlay, renderPdf, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, type SignaturePad } from '../shared/signature-pad';
 import { enterEmailCode } from './code-step';
-import { connectParent, tellParent } from './embed';
+import { connectParent, embedDataOfPage, tellParent } from './embed';
 
 // The view as the gateway answers it (the SDK's types, generated from the OpenAPI document).
 type RecipientView = components['schemas']['EnvelopeRecipientView'];
@@ -509,15 +509,26 @@ const start = async () => {
     finish('Link not valid', 'This page needs the whole link from your email.');
     return;
   }
+  // An embedded link's page knows its parent before any call, so a first call that fails is told too.
+  const embed = embedDataOfPage();
+  connectParent(embed?.origins);
+  if (embed?.refused) {
+    finish(embed.refused.title, embed.refused.message);
+    tellParent('error', { status: embed.refused.status, message: embed.refused.message });
+    return;
+  }
   let envelope: RecipientView;
   try {
     envelope = await answerOf(client.GET('/envelope/api/recipient'));
   } catch (err) {
-    if (!endedBy(err)) show(errorBox, messageOf(err));
+    if (!endedBy(err)) {
+      show(errorBox, messageOf(err));
+      tellParent('error', { message: messageOf(err) });
+    }
     return;
   }
   view = envelope;
-  connectParent(envelope.embedOrigins);
+  if (!embed) connectParent(envelope.embedOrigins);
   showHeader(envelope);
   // A recipient asked for an email code enters it before anything of the document is fetched.
   if (envelope.codeRequired) {

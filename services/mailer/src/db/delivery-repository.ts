@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { deliveries, type TDeliveryState, type TMailerSchema } from './schema';
 
@@ -26,7 +26,17 @@ export interface DeliveryRepository {
    * lease of `leaseMs` ran out: that process died mid-attempt).
    */
   claim(key: DeliveryKey, leaseMs: number): Promise<TClaim>;
-  markSent(id: string, messageId: string): Promise<void>;
+  /** Sent; with the hash of the token of the link it carried when a one-time code goes with that link. */
+  markSent(id: string, messageId: string, linkTokenHash?: string): Promise<void>;
+  /**
+   * The hash of the link's token the sent email of this event, recipient and kind carried, for its
+   * one-time code's retry; undefined when none was recorded.
+   */
+  linkTokenHashOf(key: {
+    readonly eventId: string;
+    readonly recipient: string;
+    readonly kind: string;
+  }): Promise<string | undefined>;
   markFailed(id: string, error: string): Promise<void>;
   markSkipped(id: string, reason: string): Promise<void>;
 }
@@ -66,11 +76,33 @@ export const createDeliveryRepository = (db: MailerDatabase): DeliveryRepository
     const [row] = await db.select({ state: deliveries.state }).from(deliveries).where(match);
     return { claimed: false, state: row?.state ?? 'queued' };
   },
-  async markSent(id, messageId) {
+  async markSent(id, messageId, linkTokenHash) {
     await db
       .update(deliveries)
-      .set({ state: 'sent', messageId, sentAt: sql`now()`, updatedAt: sql`now()` })
+      .set({
+        state: 'sent',
+        messageId,
+        sentAt: sql`now()`,
+        updatedAt: sql`now()`,
+        ...(linkTokenHash ? { linkTokenHash } : {}),
+      })
       .where(eq(deliveries.id, id));
+  },
+  async linkTokenHashOf(key) {
+    const [row] = await db
+      .select({ linkTokenHash: deliveries.linkTokenHash })
+      .from(deliveries)
+      .where(
+        and(
+          eq(deliveries.eventId, key.eventId),
+          eq(deliveries.recipient, key.recipient.toLowerCase()),
+          eq(deliveries.kind, key.kind),
+          eq(deliveries.state, 'sent'),
+          isNotNull(deliveries.linkTokenHash),
+        ),
+      )
+      .limit(1);
+    return row?.linkTokenHash ?? undefined;
   },
   async markFailed(id, error) {
     await db

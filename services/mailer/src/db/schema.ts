@@ -11,7 +11,8 @@ export type TDeliveryState = (typeof DELIVERY_STATES)[number];
 /**
  * The delivery log: one row per email, i.e. per (event, recipient, kind). The unique constraint is
  * what makes a redelivered event send nothing twice. No row ever holds an email's body or a signing
- * link: only who, what kind, and what happened.
+ * link: only who, what kind, and what happened (and, for a link that needs a one-time code, the
+ * hash of its token).
  */
 export const deliveries = mailerSchema.table(
   'deliveries',
@@ -22,7 +23,7 @@ export const deliveries = mailerSchema.table(
     /**
      * signing-request | reminder | completed | declined | expired | canceled | sign-in-link |
      * webhook-disabled | envelope-turn | envelope-reminder | envelope-completed | envelope-declined |
-     * envelope-canceled | envelope-expired
+     * envelope-canceled | envelope-expired | envelope-code
      */
     kind: text('kind').notNull(),
     /** Lowercased address the email goes to. */
@@ -37,6 +38,12 @@ export const deliveries = mailerSchema.table(
     lastError: text('last_error'),
     /** The Message-ID of the email as sent. */
     messageId: text('message_id'),
+    /**
+     * The SHA-256 (hex) of the link's token this email carried, for a `requireEmailCode` recipient's
+     * turn, resend or reminder only: what a retry of the code's email binds a new code to
+     * (`envelope.set-code`). A hash, as document-store keeps it: it opens nothing. Never the token.
+     */
+    linkTokenHash: text('link_token_hash'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),

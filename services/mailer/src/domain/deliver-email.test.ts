@@ -32,6 +32,7 @@ const world = (markSentErrors: Error[], options: { sendError?: Error; markFailed
       return err ? Promise.reject(err) : Promise.resolve();
     },
     markSkipped: () => Promise.resolve(),
+    linkTokenHashOf: () => Promise.resolve(undefined),
   };
   const transport = {
     send: () => {

@@ -9,6 +9,13 @@ export interface TSkip {
   readonly skip: string;
 }
 
+/**
+ * An email as composed: with `linkTokenHash` when it carries a link whose one-time code goes in an
+ * email of its own (recorded with the sent email, so that a retry of the code's email can bind a new
+ * code to that link).
+ */
+export type TComposedMail = TOutgoingMail & { readonly linkTokenHash?: string };
+
 /** How long an attempt may hold an email before another process may take it over. */
 export const SENDING_LEASE_MS = 5 * 60_000;
 
@@ -53,7 +60,7 @@ export const deliverEmail = async (
   },
   input: {
     key: DeliveryKey;
-    compose: () => Promise<TOutgoingMail | TSkip>;
+    compose: () => Promise<TComposedMail | TSkip>;
     /** The delivery of the event this attempt is part of. */
     attempt: { readonly deliveryCount: number; readonly publishedAt: Date };
   },
@@ -77,14 +84,17 @@ export const deliverEmail = async (
     return 'already-done';
   }
   let messageId: string;
+  let linkTokenHash: string | undefined;
   try {
-    const mail = await input.compose();
-    if ('skip' in mail) {
-      await deps.deliveries.markSkipped(claim.id, mail.skip);
-      deps.logger.info('email skipped', { ...fields, reason: mail.skip });
+    const composed = await input.compose();
+    if ('skip' in composed) {
+      await deps.deliveries.markSkipped(claim.id, composed.skip);
+      deps.logger.info('email skipped', { ...fields, reason: composed.skip });
       deps.outcomes.notSent(key.kind, 'skipped');
       return 'skipped';
     }
+    const { linkTokenHash: hash, ...mail } = composed;
+    linkTokenHash = hash;
     ({ messageId } = await deps.transport.send(mail));
   } catch (err) {
     deps.outcomes.failed(key.kind, attempt.deliveryCount);
@@ -99,7 +109,7 @@ export const deliverEmail = async (
     throw err;
   }
   deps.outcomes.sent(key.kind, attempt.publishedAt);
-  await retryWhileDown(() => deps.deliveries.markSent(claim.id, messageId), {
+  await retryWhileDown(() => deps.deliveries.markSent(claim.id, messageId, linkTokenHash), {
     withinMs: RECORD_SENT_WITHIN_MS,
     ...deps.recordRetry,
   });

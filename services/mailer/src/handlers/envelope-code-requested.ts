@@ -1,16 +1,11 @@
 import type { EventHandler } from '@esign/bus';
-import { ServiceError, type EnvelopeCodeRequested } from '@esign/contracts';
+import type { EnvelopeCodeRequested } from '@esign/contracts';
 import { deliverEmail } from '../domain/deliver-email';
-import { generateEmailCode } from '../domain/email-code';
 import { renderEnvelopeCode } from '../domain/render-envelope-emails';
+import { setNewCode, type SetEnvelopeCode } from '../domain/set-new-code';
 import type { DeliveryDeps } from './deps';
 
-/** `envelope.set-code` as the mailer uses it (a bus request in production). */
-export type SetEnvelopeCode = (request: {
-  tokenHash: string;
-  codeHash: string;
-  eventId: string;
-}) => Promise<{ codeExpiresAt: string }>;
+export type { SetEnvelopeCode } from '../domain/set-new-code';
 
 /**
  * `events.envelope.code-requested`: a `requireEmailCode` recipient asked for a new code for their
@@ -34,23 +29,11 @@ export const envelopeCodeRequestedHandler =
           auditId: event.auditId,
         },
         compose: async () => {
-          const made = generateEmailCode(event.tokenHash);
-          let codeExpiresAt: string;
-          try {
-            ({ codeExpiresAt } = await deps.setEnvelopeCode({
-              tokenHash: event.tokenHash,
-              codeHash: made.codeHash,
-              eventId: event.eventId,
-            }));
-          } catch (err) {
-            if (err instanceof ServiceError && (err.code === 'conflict' || err.code === 'not_found')) {
-              return { skip: `no code set: ${err.code}: ${err.message}` };
-            }
-            throw err;
-          }
+          const code = await setNewCode(deps, { tokenHash: event.tokenHash, eventId: event.eventId });
+          if ('skip' in code) return code;
           return {
             to: { name: recipient.name, address: recipient.email },
-            ...renderEnvelopeCode({ event, code: made.code, expiresAt: codeExpiresAt }),
+            ...renderEnvelopeCode({ event, code: code.code, expiresAt: code.expiresAt }),
           };
         },
       },

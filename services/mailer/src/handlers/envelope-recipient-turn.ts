@@ -1,8 +1,9 @@
 import type { EventHandler } from '@esign/bus';
 import type { EnvelopeRecipientTurn } from '@esign/contracts';
-import { deliverEmail } from '../domain/deliver-email';
+import { deliverEmail, type TSkip } from '../domain/deliver-email';
 import { issueEnvelopeLink, type AttachEnvelopeLink, type TIssuedCode } from '../domain/issue-envelope-link';
 import { renderEnvelopeCode, renderEnvelopeTurn } from '../domain/render-envelope-emails';
+import { setNewCode, type SetEnvelopeCode } from '../domain/set-new-code';
 import type { DeliveryDeps } from './deps';
 
 /**
@@ -12,14 +13,16 @@ import type { DeliveryDeps } from './deps';
  *
  * A `requireEmailCode` recipient's link is attached with the hash of a one-time code, and the code goes
  * in a second email of its own (kind `envelope-code`, no link in it) once the link's email is sent. The
- * code lives only in this attempt's memory: when the code's email fails after the link's was sent, the
- * redelivery has no code to send (it is recorded skipped) and the recipient asks for a new one on the
- * page ("Send a new code").
+ * code lives only in this attempt's memory; the link's email is recorded with its token's hash. When
+ * the code's email fails after the link's was sent, it is retried like any email (the event is
+ * redelivered): the retry makes a new code for that link (`envelope.set-code`, by the recorded hash)
+ * and sends it. A link that needs no code any more by then (verified, replaced, ended) is a skip.
  */
 export const envelopeRecipientTurnHandler =
   (
     deps: DeliveryDeps & {
       attachEnvelopeLink: AttachEnvelopeLink;
+      setEnvelopeCode: SetEnvelopeCode;
       publicBaseUrl: string;
       now: () => Date;
     },
@@ -27,6 +30,7 @@ export const envelopeRecipientTurnHandler =
   async (event, ctx) => {
     const { recipient } = event;
     const withCode = event.requireEmailCode === true;
+    const linkKind = event.reason === 'reminder' ? 'envelope-reminder' : 'envelope-turn';
     let code: TIssuedCode | undefined;
     const key = {
       eventId: event.eventId,
@@ -38,7 +42,7 @@ export const envelopeRecipientTurnHandler =
       { ...deps, logger: ctx.logger },
       {
         attempt: ctx,
-        key: { ...key, kind: event.reason === 'reminder' ? 'envelope-reminder' : 'envelope-turn' },
+        key: { ...key, kind: linkKind },
         compose: async () => {
           const role = recipient.role;
           if (role === 'cc') return { skip: 'a person in copy has nothing to act on' };
@@ -56,26 +60,34 @@ export const envelopeRecipientTurnHandler =
             to: { name: recipient.name, address: recipient.email },
             replyTo: { name: '', address: event.senderEmail },
             ...renderEnvelopeTurn({ event, role, link: link.url, expiresAt: link.expiresAt }),
+            ...(link.linkTokenHash ? { linkTokenHash: link.linkTokenHash } : {}),
           };
         },
       },
     );
     if (!withCode || linkEmail === 'skipped') return;
+    const retriedCode = async (): Promise<TIssuedCode | TSkip> => {
+      const tokenHash = await deps.deliveries.linkTokenHashOf({
+        eventId: event.eventId,
+        recipient: recipient.email,
+        kind: linkKind,
+      });
+      if (!tokenHash) return { skip: 'no link of this event is known to bind a new code to' };
+      return setNewCode(deps, { tokenHash, eventId: event.eventId });
+    };
     await deliverEmail(
       { ...deps, logger: ctx.logger },
       {
         attempt: ctx,
         key: { ...key, kind: 'envelope-code' },
-        compose: () => {
-          if (!code) {
-            return Promise.resolve({
-              skip: "this link's code was made by an earlier attempt: the recipient can ask for a new one",
-            });
-          }
-          return Promise.resolve({
+        compose: async () => {
+          // The link's email went out in an earlier attempt: a new code for the link it carried.
+          const issued = code ?? (await retriedCode());
+          if ('skip' in issued) return issued;
+          return {
             to: { name: recipient.name, address: recipient.email },
-            ...renderEnvelopeCode({ event, code: code.code, expiresAt: code.expiresAt }),
-          });
+            ...renderEnvelopeCode({ event, code: issued.code, expiresAt: issued.expiresAt }),
+          };
         },
       },
     );

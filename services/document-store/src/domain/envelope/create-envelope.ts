@@ -7,11 +7,14 @@ import {
   type TEnvelope,
   ZReminderSettings,
 } from '@esign/contracts';
+import { SCRATCH_PREFIX, type BlobStore } from '@esign/blob';
 import { newAuditId, randomBase62 } from '@esign/ids';
+import type { Logger } from '@esign/telemetry';
 import type { z } from 'zod';
 import {
   appendStory,
   EnvelopeIdempotencyKeyTaken,
+  findEnvelope,
   findEnvelopeByIdempotencyKey,
   insertEnvelope,
   type TEnvelopeAggregate,
@@ -36,14 +39,29 @@ export type PrepareEnvelopePort = (
   request: z.input<(typeof PdfPrepareEnvelope)['request']>,
 ) => Promise<z.infer<(typeof PdfPrepareEnvelope)['reply']>>;
 
-/** `envelope.create`'s deps: without `prepareEnvelope` the head starts as the original (tests of the workflow alone). */
+/**
+ * Revision 0: pdf-signer makes it (`pdf.prepare-envelope`) under `scratch/`, and it is copied into place
+ * as the envelope's transaction ends; the scratch copy is removed (else the bucket's lifecycle rule for
+ * `scratch/` expires it within a day).
+ */
+export interface RevisionZeroPorts {
+  readonly prepare: PrepareEnvelopePort;
+  readonly blob: Pick<BlobStore, 'copy' | 'remove'>;
+  readonly logger: Logger;
+}
+
+/** `envelope.create`'s deps: without `revisionZero` the head starts as the original (tests of the workflow alone). */
 export interface CreateEnvelopeDeps extends EnvelopeDeps {
-  readonly prepareEnvelope?: PrepareEnvelopePort;
+  readonly revisionZero?: RevisionZeroPorts;
 }
 
 /** Where revision 0 of an envelope's document is stored. */
 export const preparedKeyFor = (accountId: string, envelopeId: string): string =>
   `envelopes/${accountId}/${envelopeId}/0.pdf`;
+
+/** Where pdf-signer writes revision 0 before the envelope exists: expired by the scratch lifecycle if left. */
+export const preparingKeyFor = (accountId: string, envelopeId: string): string =>
+  `${SCRATCH_PREFIX}${preparedKeyFor(accountId, envelopeId)}`;
 
 /** `env_` + 24 base62 characters from the CSPRNG. */
 export const newEnvelopeId = (): string => `env_${randomBase62(24)}`;
@@ -114,13 +132,17 @@ export const createEnvelope = async (
   // Revision 0: every recipient's field as a form field (named r<i>f<j> by the recipient's position and
   // the field's index), so that each signer's revision and the completion only fill in and sign. Made
   // before the transaction: a document pdf-signer refuses writes nothing (its invalid_argument goes back).
-  const prepared = deps.prepareEnvelope
-    ? await deps.prepareEnvelope({
+  // It is written under scratch/ and copied into place at the end of the transaction, so that an
+  // envelope that is never created (a conflict, the database refusing, a crash) leaves no revision 0.
+  const zero = deps.revisionZero;
+  const preparingKey = preparingKeyFor(request.accountId, envelopeId);
+  const prepared = zero
+    ? await zero.prepare({
         accountId: request.accountId,
         auditId,
         envelopeId,
         sourceKey: request.objectKey,
-        targetKey: preparedKeyFor(request.accountId, envelopeId),
+        targetKey: preparingKey,
         fileName: request.fileName,
         subject,
         senderEmail: request.senderEmail,
@@ -135,7 +157,7 @@ export const createEnvelope = async (
         })),
       })
     : undefined;
-  const headKey = prepared?.objectKey ?? request.objectKey;
+  const headKey = prepared ? preparedKeyFor(request.accountId, envelopeId) : request.objectKey;
   const created: TEnvelopeAggregate = {
     envelope: {
       id: envelopeId,
@@ -172,6 +194,7 @@ export const createEnvelope = async (
     recipients,
   };
   const { envelope } = created;
+  let copied = false;
   try {
     const opened = await inTransaction(deps.pool, async (client) => {
       await insertEnvelope(client, created);
@@ -216,15 +239,53 @@ export const createEnvelope = async (
         }),
       );
       const first = actingOrder(recipients);
-      return first === null ? recipients : openTurn(client, created, first, now);
+      const turned = first === null ? recipients : await openTurn(client, created, first, now);
+      // Last, once everything else is written: revision 0 in place as the transaction commits.
+      if (zero && prepared) {
+        copied = true;
+        await zero.blob.copy(preparingKey, headKey, { contentType: 'application/pdf' });
+      }
+      return turned;
     });
     return { ...toEnvelopeView({ envelope, recipients: opened }, now), replayed: false };
   } catch (err) {
+    if (zero && copied) await removeUncommitted(deps, zero, envelopeId, headKey);
     // Two requests with one key at once: the loser answers what the winner wrote.
     if (err instanceof EnvelopeIdempotencyKeyTaken && idempotency) {
       const existing = await findEnvelopeByIdempotencyKey(deps.pool, request.accountId, idempotency.key);
       if (existing) return replayOf(existing, idempotency.requestHash, now);
     }
     throw err;
+  } finally {
+    if (zero && prepared) await removeLeftover(zero, preparingKey);
+  }
+};
+
+/** The scratch copy of revision 0, once the envelope holds its own copy or was never created. */
+const removeLeftover = (zero: RevisionZeroPorts, key: string): Promise<void> =>
+  zero.blob.remove(key).catch((err: unknown) => {
+    // The bucket's lifecycle rule for scratch/ expires it within a day.
+    zero.logger.warn('could not remove a scratch copy of revision 0', { key, err });
+  });
+
+/**
+ * Revision 0 was copied into place and the transaction then failed (its commit, most likely): removed
+ * unless the envelope exists after all (a commit whose answer was lost). When that cannot be told, it
+ * stays: an unreferenced object is better than an envelope without its document.
+ */
+const removeUncommitted = async (
+  deps: CreateEnvelopeDeps,
+  zero: RevisionZeroPorts,
+  envelopeId: string,
+  key: string,
+): Promise<void> => {
+  try {
+    if (await findEnvelope(deps.pool, { envelopeId }, { lock: false })) return;
+    await zero.blob.remove(key);
+  } catch (err) {
+    zero.logger.warn('could not tell whether revision 0 of an envelope not created is used; left', {
+      key,
+      err,
+    });
   }
 };

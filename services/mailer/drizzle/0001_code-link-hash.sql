@@ -1,0 +1,1 @@
+ALTER TABLE "mailer"."deliveries" ADD COLUMN "link_token_hash" text;
