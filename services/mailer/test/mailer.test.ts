@@ -467,6 +467,8 @@ describe('a disabled webhook endpoint', () => {
     const html = String(mail?.parsed.html);
     expect(html).toContain('https://hooks.example.com/esign?x=&lt;b&gt;');
     expect(html).not.toContain('<b>');
+    // The mail reaches the SMTP server before the mailer records it as sent: wait for the record.
+    await expect.poll(async () => (await deliveryRows(event.eventId))[0]?.state).toBe('sent');
     expect(await deliveryRows(event.eventId)).toMatchObject([
       { kind: 'webhook-disabled', recipient: owner.email, state: 'sent', attempts: 1 },
     ]);
