@@ -1,23 +1,20 @@
 import {
-  MAX_DECLINE_REASON_LENGTH,
-  MAX_SIGNATURE_IMAGE_BYTES,
   MAX_TEXT_FIELD_LENGTH,
   ServiceError,
   ZEnvelopeField,
   ZEnvelopeId,
   ZEnvelopeStatus,
-  ZHexColor,
   ZIsoTimestamp,
   ZOtherRecipient,
   ZRecipientRole,
   ZRecipientStatus,
-  type TSignature,
 } from '@esign/contracts';
 import { z } from 'zod';
 import { named } from '../api/named';
 import { defineOperation, type OperationResult } from '../api/operation';
 import { withEmbedData, type TEmbedRefusal } from '../http/embed-page-data';
 import { LINK_PAGE_HEADERS, linkMessagePage, linkTokenOf } from '../http/link-pages';
+import { EMPTY_SIGNATURE, pageSignature, ZPageDecline, ZPageSignature } from './link-page.schemas';
 import { isSigningToken, signingTokenHash } from '../http/signing-token';
 import { framedContentSecurityPolicy, loadWebPage } from '../http/web-pages';
 import {
@@ -328,49 +325,12 @@ export const recordEnvelopeViewOperation = defineOperation({
     }),
 });
 
-const EMPTY_SIGNATURE = 'Please draw or type your signature first.';
-const hasVisible = (v: string) => /[^\s\p{Cf}\p{Zs}\p{Cc}]/u.test(v);
-const ZPageSignature = (empty: string) =>
-  z.discriminatedUnion(
-    'mode',
-    [
-      z.object({
-        mode: z.literal('draw'),
-        imageBase64: z
-          .string({ error: empty })
-          .min(1, empty)
-          .max(Math.ceil(MAX_SIGNATURE_IMAGE_BYTES / 3) * 4, 'The drawing is too large.'),
-      }),
-      z.object({
-        mode: z.literal('type'),
-        typedName: z
-          .string({ error: empty })
-          .trim()
-          .max(200, 'At most 200 characters.')
-          .refine(hasVisible, empty),
-        color: ZHexColor,
-      }),
-    ],
-    { error: empty },
-  );
-
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** A drawn signature must be a PNG (the page's canvas makes one); a typed one keeps its colour in lower case. */
-const toSignature = (given: z.infer<ReturnType<typeof ZPageSignature>>, field: string): TSignature => {
-  if (given.mode === 'draw') {
-    const bytes = Buffer.from(given.imageBase64, 'base64');
-    if (bytes.length < PNG_MAGIC.length || !bytes.subarray(0, 8).equals(PNG_MAGIC)) {
-      throw new ServiceError('invalid_argument', `${field}: the drawing must be a PNG image.`, field);
-    }
-    return { mode: 'draw', imageBase64: bytes.toString('base64') };
-  }
-  return { mode: 'type', typedName: given.typedName, color: given.color.toLowerCase() };
-};
-
 export const ZEnvelopePageSign = z.object({
-  signature: ZPageSignature(EMPTY_SIGNATURE),
-  initials: ZPageSignature('Please draw or type your initials first.').optional(),
+  signature: ZPageSignature({ empty: EMPTY_SIGNATURE, what: 'signature' }),
+  initials: ZPageSignature({
+    empty: 'Please draw or type your initials first.',
+    what: 'initials',
+  }).optional(),
   values: z
     .record(z.string().regex(/^\d{1,3}$/), z.union([z.string().max(MAX_TEXT_FIELD_LENGTH), z.boolean()]))
     .default({})
@@ -417,8 +377,8 @@ export const signEnvelopeThroughLinkOperation = defineOperation({
     answeringEnded(async () => {
       const reply = await signEnvelopeStep(deps.envelopes, {
         tokenHash: tokenOf(headers).hash,
-        signature: toSignature(body.signature, 'signature'),
-        initials: body.initials ? toSignature(body.initials, 'initials') : undefined,
+        signature: pageSignature(body.signature, 'signature'),
+        initials: body.initials ? pageSignature(body.initials, 'initials') : undefined,
         values: body.values,
         ipAddress: client.ip,
         userAgent: client.userAgent,
@@ -485,13 +445,7 @@ export const declineEnvelopeThroughLinkOperation = defineOperation({
   originCheck: 'ifSent',
   request: {
     headers: ZTokenHeaders,
-    json: z.object({
-      reason: z
-        .string({ error: 'Please tell the sender why you decline (a reason is required).' })
-        .trim()
-        .max(MAX_DECLINE_REASON_LENGTH, `The reason must be at most ${MAX_DECLINE_REASON_LENGTH} characters.`)
-        .refine(hasVisible, 'Please tell the sender why you decline (a reason is required).'),
-    }),
+    json: ZPageDecline,
     example: { reason: 'The start date is wrong: it should be 1 March.' },
   },
   responses: {

@@ -1,17 +1,16 @@
-import {
-  MAX_DECLINE_REASON_LENGTH,
-  MAX_SIGNATURE_IMAGE_BYTES,
-  ServiceError,
-  ZAuditId,
-  ZHexColor,
-  ZIsoTimestamp,
-  type TSignature,
-} from '@esign/contracts';
+import { ServiceError, ZAuditId, ZIsoTimestamp } from '@esign/contracts';
 import { z } from 'zod';
 import { defineOperation, type OperationResult } from '../api/operation';
 import { isSigningToken, signingTokenHash } from '../http/signing-token';
 import { LINK_PAGE_HEADERS, linkMessagePage, linkTokenOf } from '../http/link-pages';
 import { loadWebPage } from '../http/web-pages';
+import {
+  EMPTY_SIGNATURE,
+  hasVisible,
+  pageSignature,
+  ZPageDecline,
+  ZPageSignature,
+} from './link-page.schemas';
 import { ZLinkEnded, ZSigningRequestView } from './signing-page.schemas';
 import { declineThroughLink } from '../operations/decline-through-link';
 import { openLinkDocument } from '../operations/open-link-document';
@@ -193,40 +192,14 @@ export const recordSigningViewOperation = defineOperation({
     }),
 });
 
-const EMPTY_SIGNATURE = 'Please draw or type your signature first.';
-const hasVisible = (v: string) => /[^\s\p{Cf}\p{Zs}\p{Cc}]/u.test(v);
-
 export const ZPageSignRequest = z.object({
   signerName: z
     .string({ error: 'Please confirm your full name.' })
     .trim()
     .max(200, 'Your name must be at most 200 characters.')
     .refine(hasVisible, 'Please confirm your full name.'),
-  signature: z.discriminatedUnion(
-    'mode',
-    [
-      z.object({
-        mode: z.literal('draw'),
-        imageBase64: z
-          .string({ error: EMPTY_SIGNATURE })
-          .min(1, EMPTY_SIGNATURE)
-          .max(Math.ceil(MAX_SIGNATURE_IMAGE_BYTES / 3) * 4, 'The drawn signature is too large.'),
-      }),
-      z.object({
-        mode: z.literal('type'),
-        typedName: z
-          .string({ error: EMPTY_SIGNATURE })
-          .trim()
-          .max(200, 'The typed signature must be at most 200 characters.')
-          .refine(hasVisible, EMPTY_SIGNATURE),
-        color: ZHexColor,
-      }),
-    ],
-    { error: EMPTY_SIGNATURE },
-  ),
+  signature: ZPageSignature({ empty: EMPTY_SIGNATURE, what: 'signature' }),
 });
-
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export const signThroughLinkOperation = defineOperation({
   id: 'signThroughLink',
@@ -258,20 +231,7 @@ export const signThroughLinkOperation = defineOperation({
   handle: ({ headers, body, client, receivedAt }, deps) =>
     answeringEnded(async () => {
       const token = tokenOf(headers);
-      let signature: TSignature;
-      if (body.signature.mode === 'draw') {
-        const bytes = Buffer.from(body.signature.imageBase64, 'base64');
-        if (bytes.length < PNG_MAGIC.length || !bytes.subarray(0, 8).equals(PNG_MAGIC)) {
-          throw new ServiceError('invalid_argument', 'The drawn signature must be a PNG image.', 'signature');
-        }
-        signature = { mode: 'draw', imageBase64: bytes.toString('base64') };
-      } else {
-        signature = {
-          mode: 'type',
-          typedName: body.signature.typedName,
-          color: body.signature.color.toLowerCase(),
-        };
-      }
+      const signature = pageSignature(body.signature, 'signature');
       const signed = await signThroughLink(deps.signingLink, {
         token,
         signature,
@@ -298,13 +258,7 @@ export const declineThroughLinkOperation = defineOperation({
   originCheck: 'ifSent',
   request: {
     headers: ZTokenHeaders,
-    json: z.object({
-      reason: z
-        .string({ error: 'Please tell the sender why you decline (a reason is required).' })
-        .trim()
-        .max(MAX_DECLINE_REASON_LENGTH, `The reason must be at most ${MAX_DECLINE_REASON_LENGTH} characters.`)
-        .refine(hasVisible, 'Please tell the sender why you decline (a reason is required).'),
-    }),
+    json: ZPageDecline,
     example: { reason: 'The amount in section 2 is wrong.' },
   },
   responses: {
