@@ -6234,7 +6234,7 @@ export interface operations {
       /** @description The request exists and the email is on its way */
       201: {
         headers: {
-          /** @description true when an earlier request with the same Idempotency-Key made this one */
+          /** @description true when an earlier request with the same Idempotency-Key made this (nothing was done again) */
           'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
@@ -7434,7 +7434,7 @@ export interface operations {
       /** @description The envelope exists and the first group is being emailed */
       201: {
         headers: {
-          /** @description true when an earlier request with the same Idempotency-Key made this envelope */
+          /** @description true when an earlier request with the same Idempotency-Key made this (nothing was done again) */
           'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
@@ -9744,6 +9744,8 @@ export interface operations {
         headers: {
           /** @description no-store */
           'Cache-Control': string;
+          /** @description true when an earlier request with the same Idempotency-Key made this (nothing was done again) */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */
@@ -11168,10 +11170,10 @@ export interface operations {
       /** @description The envelope exists and the first group is being emailed */
       201: {
         headers: {
-          /** @description true when an earlier request with the same Idempotency-Key made this envelope */
-          'Idempotent-Replayed'?: 'true';
           /** @description no-store */
           'Cache-Control': string;
+          /** @description true when an earlier request with the same Idempotency-Key made this (nothing was done again) */
+          'Idempotent-Replayed'?: 'true';
           /** @description Requests allowed per minute */
           'RateLimit-Limit': string;
           /** @description Requests left in this minute */

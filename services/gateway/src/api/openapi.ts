@@ -5,6 +5,7 @@ import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from './common-headers';
 import { errorsOfAuth, type AnyOperation, type HeaderDeclaration } from './operation';
 import { ZErrorResponse } from './error-schema';
 import { publicSchemas, ZIdempotencyHeaders } from './public-schemas';
+import type { IdempotencyMode } from './idempotency';
 
 type JsonObject = Record<string, unknown>;
 
@@ -140,13 +141,17 @@ const requestBodyOf = (op: AnyOperation) => {
 const REPLAY_KEY_DESCRIPTION =
   'Optional, 1-255 visible ASCII characters (a UUID is typical). For 24 hours after the first answer, a retry of the same request (method, path, body) with the same key answers that first 2xx answer again, status, body and headers (Idempotent-Replayed: true), without doing it again; the same key with a different request, or while the first is still running, is a 409. A failed first request leaves no trace: its retry runs.';
 
-const REPLAYED_HEADER: Record<string, HeaderDeclaration> = {
+/** The `Idempotent-Replayed` header of a 2xx answer of an operation that takes an Idempotency-Key. */
+const replayedHeader = (mode: IdempotencyMode): Record<string, HeaderDeclaration> => ({
   'Idempotent-Replayed': {
-    description: 'true when this is the stored answer of an earlier request with the same Idempotency-Key',
+    description:
+      mode === 'replay'
+        ? 'true when this is the stored answer of an earlier request with the same Idempotency-Key'
+        : 'true when an earlier request with the same Idempotency-Key made this (nothing was done again)',
     schema: z.literal('true'),
     required: false,
   },
-};
+});
 
 /** The `Idempotency-Key` parameter of an operation that takes one (unless its headers declare it). */
 const idempotencyParametersOf = (op: AnyOperation) => {
@@ -159,10 +164,11 @@ const idempotencyParametersOf = (op: AnyOperation) => {
 const responsesOf = (op: AnyOperation) => {
   const responses: JsonObject = {};
   for (const [status, declared] of Object.entries(op.responses)) {
-    const replayed = op.idempotency === 'replay' && Number(status) < 300;
-    const response = replayed
-      ? { ...declared, headers: { ...(declared.headers ?? {}), ...REPLAYED_HEADER } }
-      : declared;
+    // A declared header of the operation's own describes it better than the general one.
+    const response =
+      op.idempotency && Number(status) < 300 && !declared.headers?.['Idempotent-Replayed']
+        ? { ...declared, headers: { ...(declared.headers ?? {}), ...replayedHeader(op.idempotency) } }
+        : declared;
     const content: JsonObject = {};
     if (response.json) {
       content['application/json'] = {

@@ -81,13 +81,6 @@ export const createEnvelopeOperation = defineAccountOperation({
     201: {
       description: 'The envelope exists and the first group is being emailed',
       json: ZPublicEnvelope,
-      headers: {
-        'Idempotent-Replayed': {
-          description: 'true when an earlier request with the same Idempotency-Key made this envelope',
-          schema: z.literal('true'),
-          required: false,
-        },
-      },
     },
   },
   errors: ['invalid_argument', 'conflict', 'too_large', 'unavailable', 'internal'],

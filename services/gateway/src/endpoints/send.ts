@@ -1,5 +1,5 @@
 import { ServiceError, ZAuditId, ZSendId } from '@esign/contracts';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { defineOperation } from '../api/operation';
 import { ZIdempotencyHeaders } from '../api/public-schemas';
 import { fingerprintOf } from '../operations/idempotency';
@@ -43,13 +43,6 @@ export const sendForSigningOperation = defineOperation({
     201: {
       description: 'The request exists and the email is on its way',
       json: ZSendResult,
-      headers: {
-        'Idempotent-Replayed': {
-          description: 'true when an earlier request with the same Idempotency-Key made this one',
-          schema: z.literal('true'),
-          required: false,
-        },
-      },
     },
   },
   errors: ['invalid_argument', 'conflict', 'too_large', 'unavailable', 'internal'],
