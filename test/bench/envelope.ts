@@ -27,7 +27,7 @@ import { createLogger } from '@esign/telemetry';
 import { freePort } from '@esign/stack';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { makeTextPdf } from './documents';
-import { cpuMs, pidsNamed } from './proc';
+import { cpuMs, pidsNamed, threadCpuMs } from './proc';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,11 +35,15 @@ const { values: args } = parseArgs({
     envelopes: { type: 'string', default: '3' },
     pages: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '10' },
+    'warmup-envelopes': { type: 'string', default: '1' },
+    settle: { type: 'string', default: '30' },
   },
 });
 const SIGNERS = Number(args.signers);
 const ENVELOPES = Number(args.envelopes);
 const PAGES = Number(args.pages);
+const SETTLE_MS = Number(args.settle);
+const WARMUP_ENVELOPES = Number(args['warmup-envelopes']);
 
 const quantile = (values: number[], q: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -86,22 +90,35 @@ const main = async () => {
     });
     await bus.drain();
     const auth = { Authorization: `Bearer ${apiKey}` };
-    const pids = [
-      ...Object.values(test.stack.pids()).flatMap((list) => list ?? []),
-      ...pidsNamed(/^postgres/),
-      ...pidsNamed(/^nats-server/),
+    // Every process of the stack by name, for the CPU of a request by process.
+    const processes: [string, number[]][] = [
+      ...Object.entries(test.stack.pids()).map(([name, list]): [string, number[]] => [name, list ?? []]),
+      ['postgres', pidsNamed(/^postgres/)],
+      ['nats-server', pidsNamed(/^nats-server/)],
     ];
-    const stackCpu = () => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+    // pdf-signer's main thread on its own (NATS, object storage, the pool), besides the process.
+    const signerPid = test.stack.pids()['pdf-signer']?.[0] ?? 0;
+    processes.push(['signer main thread', [-signerPid]]);
+    const cpuByProcess = () =>
+      processes.map(([, list]) =>
+        list.reduce((sum, pid) => sum + (pid < 0 ? (threadCpuMs(-pid).get(-pid) ?? 0) : cpuMs(pid)), 0),
+      );
 
-    /** Runs `work`, answering its wall time and the stack's CPU over it (ms). */
+    /**
+     * Runs `work`, answering its wall time (until the answer is read) and the CPU of every process of
+     * the stack from its start until `SETTLE_MS` after the answer (ms), in total and by process: what
+     * the request made the stack do, the work it queued (outbox relay, the next recipient's email)
+     * included as far as it ran within that time.
+     */
     const measure = async (work: () => Promise<void>) => {
-      const cpu0 = stackCpu();
+      const cpu0 = cpuByProcess();
       const t0 = performance.now();
       await work();
       const wall = performance.now() - t0;
-      // Let the processes' last bookkeeping of this request land before reading their CPU.
-      await new Promise((r) => setTimeout(r, 30));
-      return { wall, cpu: stackCpu() - cpu0 };
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const by = cpuByProcess().map((ms, i) => ms - (cpu0[i] ?? 0));
+      // The last entry, the signer's main thread, is counted in its process already.
+      return { wall, cpu: by.slice(0, -1).reduce((a, b) => a + b, 0), by };
     };
 
     const sign = async () => {
@@ -138,11 +155,15 @@ const main = async () => {
     process.stdout.write(`warming up (${args.warmup} signings)…\n`);
     for (let i = 0; i < Number(args.warmup); i++) await sign();
 
-    const signs: { wall: number; cpu: number }[] = [];
-    const steps: { wall: number; cpu: number }[] = [];
+    type Measured = { wall: number; cpu: number; by: number[] };
+    const signs: Measured[] = [];
+    const steps: Measured[] = [];
     const growth: number[][] = [];
     const finals: number[] = [];
-    for (let e = 0; e < ENVELOPES; e++) {
+    // Warm-up envelopes first (not measured), as the signings above: a stack that has run a while has
+    // compiled the step's code (form filling, the revision) as it has the sign's.
+    for (let e = -WARMUP_ENVELOPES; e < ENVELOPES; e++) {
+      const measured = e >= 0;
       const run = `${Date.now()}${e}`;
       const recipients = Array.from({ length: SIGNERS }, (_, i) => ({
         name: `Signer ${i + 1}`,
@@ -166,21 +187,23 @@ const main = async () => {
       for (const [i, recipient] of recipients.entries()) {
         const token = await linkFor(recipient.email);
         if (i > 0) sizes.push(await headSize(token));
-        signs.push(await measure(sign));
-        steps.push(
-          await measure(async () => {
-            const res = await fetch(`${base}/envelope/api/sign`, {
-              method: 'POST',
-              headers: { 'X-Signing-Token': token, 'Content-Type': 'application/json' },
-              body: JSON.stringify({
-                signature: { mode: 'type', typedName: recipient.name, color: '#1e3a8a' },
-                values: { '2': `Value of ${recipient.name}` },
-              }),
-            });
-            const body = await res.text();
-            if (res.status !== 200) throw new Error(`step answered ${res.status}: ${body}`);
-          }),
-        );
+        const signed = await measure(sign);
+        const stepped = await measure(async () => {
+          const res = await fetch(`${base}/envelope/api/sign`, {
+            method: 'POST',
+            headers: { 'X-Signing-Token': token, 'Content-Type': 'application/json' },
+            body: JSON.stringify({
+              signature: { mode: 'type', typedName: recipient.name, color: '#1e3a8a' },
+              values: { '2': `Value of ${recipient.name}` },
+            }),
+          });
+          const body = await res.text();
+          if (res.status !== 200) throw new Error(`step answered ${res.status}: ${body}`);
+        });
+        if (measured) {
+          signs.push(signed);
+          steps.push(stepped);
+        }
       }
       // The last revision's size, then the completed document's.
       for (let i = 0; i < 400; i++) {
@@ -191,57 +214,37 @@ const main = async () => {
       }
       const final = await fetch(`${base}/api/v1/envelopes/${envelopeId}/document`, { headers: auth });
       if (final.headers.get('x-complete') !== 'true') throw new Error('the envelope did not complete');
-      finals.push((await final.arrayBuffer()).byteLength);
+      const finalSize = (await final.arrayBuffer()).byteLength;
+      if (!measured) continue;
+      finals.push(finalSize);
       growth.push(sizes);
       process.stdout.write(`  envelope ${e + 1} of ${ENVELOPES} done\n`);
     }
 
-    const row = (name: string, xs: { wall: number; cpu: number }[]) =>
-      `${name.padEnd(34)} ${quantile(
-        xs.map((x) => x.wall),
-        0.5,
-      )
-        .toFixed(1)
-        .padStart(8)} ${quantile(
-        xs.map((x) => x.wall),
-        0.95,
-      )
-        .toFixed(1)
-        .padStart(8)} ${quantile(
-        xs.map((x) => x.cpu),
-        0.5,
-      )
-        .toFixed(1)
-        .padStart(8)} ${quantile(
-        xs.map((x) => x.cpu),
-        0.95,
-      )
-        .toFixed(1)
-        .padStart(8)}`;
-    const stepWall = quantile(
-      steps.map((x) => x.wall),
-      0.5,
-    );
-    const signWall = quantile(
-      signs.map((x) => x.wall),
-      0.5,
-    );
-    const stepCpu = quantile(
-      steps.map((x) => x.cpu),
-      0.5,
-    );
-    const signCpu = quantile(
-      signs.map((x) => x.cpu),
-      0.5,
-    );
+    const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const cell = (n: number) => n.toFixed(1).padStart(8);
+    const walls = (xs: Measured[]) => xs.map((x) => x.wall);
+    const cpus = (xs: Measured[]) => xs.map((x) => x.cpu);
+    const row = (name: string, xs: Measured[]) =>
+      `${name.padEnd(34)} ${cell(quantile(walls(xs), 0.5))} ${cell(quantile(walls(xs), 0.95))} ${cell(
+        quantile(cpus(xs), 0.5),
+      )} ${cell(quantile(cpus(xs), 0.95))} ${cell(mean(cpus(xs)))}`;
+    const byProcess = (name: string, xs: Measured[]) =>
+      `${name.padEnd(34)} ${processes.map((_, i) => cell(mean(xs.map((x) => x.by[i] ?? 0)))).join(' ')}`;
+    const ratio = (f: (xs: Measured[]) => number) => (f(steps) / f(signs)).toFixed(2);
     process.stdout.write(
       [
         '',
         `${new Date().toISOString()}, ${PAGES}-page text PDF of ${(pdf.length / 1024).toFixed(0)} KB, ${ENVELOPES} envelope(s) x ${SIGNERS} signers (one per group), one request at a time; TSA ${process.env.BENCH_TSA === 'off' ? 'off' : 'on (local openssl)'}`,
-        `${'request'.padEnd(34)} ${'wall p50'.padStart(8)} ${'wall p95'.padStart(8)} ${'cpu p50'.padStart(8)} ${'cpu p95'.padStart(8)}  (ms; cpu: every process of the stack)`,
+        `wall: from sending the request to having read its answer (the client's view). cpu: every process of the stack from the request until ${SETTLE_MS} ms after its answer (what it queued, as far as it ran by then, included); /proc counts in 10 ms ticks, so the mean over n is the figure to compare, the percentiles are coarse.`,
+        `${'request'.padEnd(34)} ${'wall p50'.padStart(8)} ${'wall p95'.padStart(8)} ${'cpu p50'.padStart(8)} ${'cpu p95'.padStart(8)} ${'cpu mean'.padStart(8)}  (ms)`,
         row(`POST /api/v1/sign (n=${signs.length})`, signs),
         row(`a signer's step (n=${steps.length})`, steps),
-        `step / sign: wall ${(stepWall / signWall).toFixed(2)}x, cpu ${(stepCpu / signCpu).toFixed(2)}x (target <= 1.5x)`,
+        `step / sign: wall p50 ${ratio((xs) => quantile(walls(xs), 0.5))}x, cpu p50 ${ratio((xs) => quantile(cpus(xs), 0.5))}x, cpu mean ${ratio((xs) => mean(cpus(xs)))}x (target <= 1.5x)`,
+        '',
+        `cpu mean by process (ms)          ${processes.map(([name]) => name.slice(0, 8).padStart(8)).join(' ')}`,
+        byProcess('POST /api/v1/sign', signs),
+        byProcess("a signer's step", steps),
         '',
         "size (KB): the original, then after each signer but the last (as the next signer's page reads it), then the completed document:",
         ...growth.map(
