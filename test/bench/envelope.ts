@@ -27,7 +27,7 @@ import { createLogger } from '@esign/telemetry';
 import { freePort } from '@esign/stack';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { makeTextPdf } from './documents';
-import { cpuMs, pidsNamed, threadCpuMs } from './proc';
+import { cpuMs, pidsNamed, postgresBackendsCpuMs, threadCpuMs } from './proc';
 
 const { values: args } = parseArgs({
   options: {
@@ -90,35 +90,55 @@ const main = async () => {
     });
     await bus.drain();
     const auth = { Authorization: `Bearer ${apiKey}` };
-    // Every process of the stack by name, for the CPU of a request by process.
-    const processes: [string, number[]][] = [
-      ...Object.entries(test.stack.pids()).map(([name, list]): [string, number[]] => [name, list ?? []]),
-      ['postgres', pidsNamed(/^postgres/)],
-      ['nats-server', pidsNamed(/^nats-server/)],
-    ];
-    // pdf-signer's main thread on its own (NATS, object storage, the pool), besides the process.
+    // Every process of the stack by name, each with how its CPU so far is read: ms by pid (or thread).
+    const each = (pids: readonly number[]) => () => new Map(pids.map((pid) => [pid, cpuMs(pid)]));
+    const database = new URL(test.database.url).pathname.slice(1);
     const signerPid = test.stack.pids()['pdf-signer']?.[0] ?? 0;
-    processes.push(['signer main thread', [-signerPid]]);
-    const cpuByProcess = () =>
-      processes.map(([, list]) =>
-        list.reduce((sum, pid) => sum + (pid < 0 ? (threadCpuMs(-pid).get(-pid) ?? 0) : cpuMs(pid)), 0),
-      );
+    const processes: [string, () => Map<number, number>][] = [
+      ...Object.entries(test.stack.pids()).map(([name, list]): [string, () => Map<number, number>] => [
+        name,
+        each(list ?? []),
+      ]),
+      // The backends of the stack's database (Postgres and NATS may serve other sessions too).
+      ['postgres', () => postgresBackendsCpuMs(database)],
+      ['nats-server', each(pidsNamed(/^nats-server/))],
+      // Last, and counted in its process already: pdf-signer's main thread (NATS, storage, the pool).
+      ['signer main thread', () => new Map([[signerPid, threadCpuMs(signerPid).get(signerPid) ?? 0]])],
+    ];
+    const readCpu = () => processes.map(([, read]) => read());
+    /** CPU by process since `before`: a process that ended meanwhile counts nothing, one that started all it used. */
+    const cpuSince = (before: Map<number, number>[]) =>
+      readCpu().map((now, i) => {
+        let ms = 0;
+        for (const [pid, used] of now) ms += used - (before[i]?.get(pid) ?? 0);
+        return ms;
+      });
 
+    // The last entry, the signer's main thread, is counted in its process already.
+    const total = (by: number[]) => by.slice(0, -1).reduce((a, b) => a + b, 0);
     /**
      * Runs `work`, answering its wall time (until the answer is read) and the CPU of every process of
-     * the stack from its start until `SETTLE_MS` after the answer (ms), in total and by process: what
-     * the request made the stack do, the work it queued (outbox relay, the next recipient's email)
-     * included as far as it ran within that time.
+     * the stack (ms), in total and by process: `cpuAnswered` from its start until the answer was read,
+     * `cpu` until the stack is quiet again (no process of it used CPU for 3 readings 25 ms apart, at
+     * least `SETTLE_MS` after the answer, at most 3 s): what the request made the stack do, the work
+     * it queued included (the outbox relay, the next recipient's email, key's count of a signed
+     * document), and nothing of the request before it.
      */
     const measure = async (work: () => Promise<void>) => {
-      const cpu0 = cpuByProcess();
+      const cpu0 = readCpu();
       const t0 = performance.now();
       await work();
       const wall = performance.now() - t0;
+      const answered = cpuSince(cpu0);
       await new Promise((r) => setTimeout(r, SETTLE_MS));
-      const by = cpuByProcess().map((ms, i) => ms - (cpu0[i] ?? 0));
-      // The last entry, the signer's main thread, is counted in its process already.
-      return { wall, cpu: by.slice(0, -1).reduce((a, b) => a + b, 0), by };
+      let by = cpuSince(cpu0);
+      for (let quiet = 0, waited = 0; quiet < 3 && waited < 3_000; waited += 25) {
+        await new Promise((r) => setTimeout(r, 25));
+        const now = cpuSince(cpu0);
+        quiet = total(now) === total(by) ? quiet + 1 : 0;
+        by = now;
+      }
+      return { wall, cpu: total(by), cpuAnswered: total(answered), by };
     };
 
     const sign = async () => {
@@ -155,7 +175,7 @@ const main = async () => {
     process.stdout.write(`warming up (${args.warmup} signings)…\n`);
     for (let i = 0; i < Number(args.warmup); i++) await sign();
 
-    type Measured = { wall: number; cpu: number; by: number[] };
+    type Measured = { wall: number; cpu: number; cpuAnswered: number; by: number[]; last?: boolean };
     const signs: Measured[] = [];
     const steps: Measured[] = [];
     const growth: number[][] = [];
@@ -202,7 +222,7 @@ const main = async () => {
         });
         if (measured) {
           signs.push(signed);
-          steps.push(stepped);
+          steps.push({ ...stepped, last: i === recipients.length - 1 });
         }
       }
       // The last revision's size, then the completed document's.
@@ -228,7 +248,7 @@ const main = async () => {
     const row = (name: string, xs: Measured[]) =>
       `${name.padEnd(34)} ${cell(quantile(walls(xs), 0.5))} ${cell(quantile(walls(xs), 0.95))} ${cell(
         quantile(cpus(xs), 0.5),
-      )} ${cell(quantile(cpus(xs), 0.95))} ${cell(mean(cpus(xs)))}`;
+      )} ${cell(quantile(cpus(xs), 0.95))} ${cell(mean(cpus(xs)))} ${cell(mean(xs.map((x) => x.cpuAnswered)))}`;
     const byProcess = (name: string, xs: Measured[]) =>
       `${name.padEnd(34)} ${processes.map((_, i) => cell(mean(xs.map((x) => x.by[i] ?? 0)))).join(' ')}`;
     const ratio = (f: (xs: Measured[]) => number) => (f(steps) / f(signs)).toFixed(2);
@@ -236,11 +256,19 @@ const main = async () => {
       [
         '',
         `${new Date().toISOString()}, ${PAGES}-page text PDF of ${(pdf.length / 1024).toFixed(0)} KB, ${ENVELOPES} envelope(s) x ${SIGNERS} signers (one per group), one request at a time; TSA ${process.env.BENCH_TSA === 'off' ? 'off' : 'on (local openssl)'}`,
-        `wall: from sending the request to having read its answer (the client's view). cpu: every process of the stack from the request until ${SETTLE_MS} ms after its answer (what it queued, as far as it ran by then, included); /proc counts in 10 ms ticks, so the mean over n is the figure to compare, the percentiles are coarse.`,
-        `${'request'.padEnd(34)} ${'wall p50'.padStart(8)} ${'wall p95'.padStart(8)} ${'cpu p50'.padStart(8)} ${'cpu p95'.padStart(8)} ${'cpu mean'.padStart(8)}  (ms)`,
+        `wall: from sending the request to having read its answer (the client's view). cpu: every process of the stack (Postgres: the stack database's backends) from the request until the stack is quiet again, what the request queued included (the next recipient's email, key's count of a signed document); answered: its mean until the answer was read. /proc counts in 10 ms ticks: the means over n are the figures to compare, the percentiles are coarse.`,
+        `${'request'.padEnd(34)} ${'wall p50'.padStart(8)} ${'wall p95'.padStart(8)} ${'cpu p50'.padStart(8)} ${'cpu p95'.padStart(8)} ${'cpu mean'.padStart(8)} ${'answered'.padStart(8)}  (ms)`,
         row(`POST /api/v1/sign (n=${signs.length})`, signs),
         row(`a signer's step (n=${steps.length})`, steps),
-        `step / sign: wall p50 ${ratio((xs) => quantile(walls(xs), 0.5))}x, cpu p50 ${ratio((xs) => quantile(cpus(xs), 0.5))}x, cpu mean ${ratio((xs) => mean(cpus(xs)))}x (target <= 1.5x)`,
+        row(
+          `  opening the next turn (n=${steps.filter((x) => !x.last).length})`,
+          steps.filter((x) => !x.last),
+        ),
+        row(
+          `  the last, queuing the completion (n=${steps.filter((x) => x.last).length})`,
+          steps.filter((x) => x.last),
+        ),
+        `step / sign: wall p50 ${ratio((xs) => quantile(walls(xs), 0.5))}x, cpu p50 ${ratio((xs) => quantile(cpus(xs), 0.5))}x, cpu mean ${ratio((xs) => mean(cpus(xs)))}x, answered ${ratio((xs) => mean(xs.map((x) => x.cpuAnswered)))}x (target <= 1.5x)`,
         '',
         `cpu mean by process (ms)          ${processes.map(([name]) => name.slice(0, 8).padStart(8)).join(' ')}`,
         byProcess('POST /api/v1/sign', signs),
