@@ -27,7 +27,7 @@ import { createLogger } from '@esign/telemetry';
 import { freePort } from '@esign/stack';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { makeTextPdf } from './documents';
-import { cpuMs, pidsNamed } from './proc';
+import { cpuMs, pidsNamed, postgresBackendsCpuMs, threadCpuMs } from './proc';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,11 +35,15 @@ const { values: args } = parseArgs({
     envelopes: { type: 'string', default: '3' },
     pages: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '10' },
+    'warmup-envelopes': { type: 'string', default: '1' },
+    settle: { type: 'string', default: '30' },
   },
 });
 const SIGNERS = Number(args.signers);
 const ENVELOPES = Number(args.envelopes);
 const PAGES = Number(args.pages);
+const SETTLE_MS = Number(args.settle);
+const WARMUP_ENVELOPES = Number(args['warmup-envelopes']);
 
 const quantile = (values: number[], q: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -86,22 +90,55 @@ const main = async () => {
     });
     await bus.drain();
     const auth = { Authorization: `Bearer ${apiKey}` };
-    const pids = [
-      ...Object.values(test.stack.pids()).flatMap((list) => list ?? []),
-      ...pidsNamed(/^postgres/),
-      ...pidsNamed(/^nats-server/),
+    // Every process of the stack by name, each with how its CPU so far is read: ms by pid (or thread).
+    const each = (pids: readonly number[]) => () => new Map(pids.map((pid) => [pid, cpuMs(pid)]));
+    const database = new URL(test.database.url).pathname.slice(1);
+    const signerPid = test.stack.pids()['pdf-signer']?.[0] ?? 0;
+    const processes: [string, () => Map<number, number>][] = [
+      ...Object.entries(test.stack.pids()).map(([name, list]): [string, () => Map<number, number>] => [
+        name,
+        each(list ?? []),
+      ]),
+      // The backends of the stack's database (Postgres and NATS may serve other sessions too).
+      ['postgres', () => postgresBackendsCpuMs(database)],
+      ['nats-server', each(pidsNamed(/^nats-server/))],
+      // Last, and counted in its process already: pdf-signer's main thread (NATS, storage, the pool).
+      ['signer main thread', () => new Map([[signerPid, threadCpuMs(signerPid).get(signerPid) ?? 0]])],
     ];
-    const stackCpu = () => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+    const readCpu = () => processes.map(([, read]) => read());
+    /** CPU by process since `before`: a process that ended meanwhile counts nothing, one that started all it used. */
+    const cpuSince = (before: Map<number, number>[]) =>
+      readCpu().map((now, i) => {
+        let ms = 0;
+        for (const [pid, used] of now) ms += used - (before[i]?.get(pid) ?? 0);
+        return ms;
+      });
 
-    /** Runs `work`, answering its wall time and the stack's CPU over it (ms). */
+    // The last entry, the signer's main thread, is counted in its process already.
+    const total = (by: number[]) => by.slice(0, -1).reduce((a, b) => a + b, 0);
+    /**
+     * Runs `work`, answering its wall time (until the answer is read) and the CPU of every process of
+     * the stack (ms), in total and by process: `cpuAnswered` from its start until the answer was read,
+     * `cpu` until the stack is quiet again (no process of it used CPU for 3 readings 25 ms apart, at
+     * least `SETTLE_MS` after the answer, at most 3 s): what the request made the stack do, the work
+     * it queued included (the outbox relay, the next recipient's email, key's count of a signed
+     * document), and nothing of the request before it.
+     */
     const measure = async (work: () => Promise<void>) => {
-      const cpu0 = stackCpu();
+      const cpu0 = readCpu();
       const t0 = performance.now();
       await work();
       const wall = performance.now() - t0;
-      // Let the processes' last bookkeeping of this request land before reading their CPU.
-      await new Promise((r) => setTimeout(r, 30));
-      return { wall, cpu: stackCpu() - cpu0 };
+      const answered = cpuSince(cpu0);
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      let by = cpuSince(cpu0);
+      for (let quiet = 0, waited = 0; quiet < 3 && waited < 3_000; waited += 25) {
+        await new Promise((r) => setTimeout(r, 25));
+        const now = cpuSince(cpu0);
+        quiet = total(now) === total(by) ? quiet + 1 : 0;
+        by = now;
+      }
+      return { wall, cpu: total(by), cpuAnswered: total(answered), by };
     };
 
     const sign = async () => {
@@ -138,11 +175,15 @@ const main = async () => {
     process.stdout.write(`warming up (${args.warmup} signings)…\n`);
     for (let i = 0; i < Number(args.warmup); i++) await sign();
 
-    const signs: { wall: number; cpu: number }[] = [];
-    const steps: { wall: number; cpu: number }[] = [];
+    type Measured = { wall: number; cpu: number; cpuAnswered: number; by: number[]; last?: boolean };
+    const signs: Measured[] = [];
+    const steps: Measured[] = [];
     const growth: number[][] = [];
     const finals: number[] = [];
-    for (let e = 0; e < ENVELOPES; e++) {
+    // Warm-up envelopes first (not measured), as the signings above: a stack that has run a while has
+    // compiled the step's code (form filling, the revision) as it has the sign's.
+    for (let e = -WARMUP_ENVELOPES; e < ENVELOPES; e++) {
+      const measured = e >= 0;
       const run = `${Date.now()}${e}`;
       const recipients = Array.from({ length: SIGNERS }, (_, i) => ({
         name: `Signer ${i + 1}`,
@@ -166,21 +207,23 @@ const main = async () => {
       for (const [i, recipient] of recipients.entries()) {
         const token = await linkFor(recipient.email);
         if (i > 0) sizes.push(await headSize(token));
-        signs.push(await measure(sign));
-        steps.push(
-          await measure(async () => {
-            const res = await fetch(`${base}/envelope/api/sign`, {
-              method: 'POST',
-              headers: { 'X-Signing-Token': token, 'Content-Type': 'application/json' },
-              body: JSON.stringify({
-                signature: { mode: 'type', typedName: recipient.name, color: '#1e3a8a' },
-                values: { '2': `Value of ${recipient.name}` },
-              }),
-            });
-            const body = await res.text();
-            if (res.status !== 200) throw new Error(`step answered ${res.status}: ${body}`);
-          }),
-        );
+        const signed = await measure(sign);
+        const stepped = await measure(async () => {
+          const res = await fetch(`${base}/envelope/api/sign`, {
+            method: 'POST',
+            headers: { 'X-Signing-Token': token, 'Content-Type': 'application/json' },
+            body: JSON.stringify({
+              signature: { mode: 'type', typedName: recipient.name, color: '#1e3a8a' },
+              values: { '2': `Value of ${recipient.name}` },
+            }),
+          });
+          const body = await res.text();
+          if (res.status !== 200) throw new Error(`step answered ${res.status}: ${body}`);
+        });
+        if (measured) {
+          signs.push(signed);
+          steps.push({ ...stepped, last: i === recipients.length - 1 });
+        }
       }
       // The last revision's size, then the completed document's.
       for (let i = 0; i < 400; i++) {
@@ -191,57 +234,45 @@ const main = async () => {
       }
       const final = await fetch(`${base}/api/v1/envelopes/${envelopeId}/document`, { headers: auth });
       if (final.headers.get('x-complete') !== 'true') throw new Error('the envelope did not complete');
-      finals.push((await final.arrayBuffer()).byteLength);
+      const finalSize = (await final.arrayBuffer()).byteLength;
+      if (!measured) continue;
+      finals.push(finalSize);
       growth.push(sizes);
       process.stdout.write(`  envelope ${e + 1} of ${ENVELOPES} done\n`);
     }
 
-    const row = (name: string, xs: { wall: number; cpu: number }[]) =>
-      `${name.padEnd(34)} ${quantile(
-        xs.map((x) => x.wall),
-        0.5,
-      )
-        .toFixed(1)
-        .padStart(8)} ${quantile(
-        xs.map((x) => x.wall),
-        0.95,
-      )
-        .toFixed(1)
-        .padStart(8)} ${quantile(
-        xs.map((x) => x.cpu),
-        0.5,
-      )
-        .toFixed(1)
-        .padStart(8)} ${quantile(
-        xs.map((x) => x.cpu),
-        0.95,
-      )
-        .toFixed(1)
-        .padStart(8)}`;
-    const stepWall = quantile(
-      steps.map((x) => x.wall),
-      0.5,
-    );
-    const signWall = quantile(
-      signs.map((x) => x.wall),
-      0.5,
-    );
-    const stepCpu = quantile(
-      steps.map((x) => x.cpu),
-      0.5,
-    );
-    const signCpu = quantile(
-      signs.map((x) => x.cpu),
-      0.5,
-    );
+    const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const cell = (n: number) => n.toFixed(1).padStart(8);
+    const walls = (xs: Measured[]) => xs.map((x) => x.wall);
+    const cpus = (xs: Measured[]) => xs.map((x) => x.cpu);
+    const row = (name: string, xs: Measured[]) =>
+      `${name.padEnd(34)} ${cell(quantile(walls(xs), 0.5))} ${cell(quantile(walls(xs), 0.95))} ${cell(
+        quantile(cpus(xs), 0.5),
+      )} ${cell(quantile(cpus(xs), 0.95))} ${cell(mean(cpus(xs)))} ${cell(mean(xs.map((x) => x.cpuAnswered)))}`;
+    const byProcess = (name: string, xs: Measured[]) =>
+      `${name.padEnd(34)} ${processes.map((_, i) => cell(mean(xs.map((x) => x.by[i] ?? 0)))).join(' ')}`;
+    const ratio = (f: (xs: Measured[]) => number) => (f(steps) / f(signs)).toFixed(2);
     process.stdout.write(
       [
         '',
         `${new Date().toISOString()}, ${PAGES}-page text PDF of ${(pdf.length / 1024).toFixed(0)} KB, ${ENVELOPES} envelope(s) x ${SIGNERS} signers (one per group), one request at a time; TSA ${process.env.BENCH_TSA === 'off' ? 'off' : 'on (local openssl)'}`,
-        `${'request'.padEnd(34)} ${'wall p50'.padStart(8)} ${'wall p95'.padStart(8)} ${'cpu p50'.padStart(8)} ${'cpu p95'.padStart(8)}  (ms; cpu: every process of the stack)`,
+        `wall: from sending the request to having read its answer (the client's view). cpu: every process of the stack (Postgres: the stack database's backends) from the request until the stack is quiet again, what the request queued included (the next recipient's email, key's count of a signed document); answered: its mean until the answer was read. /proc counts in 10 ms ticks: the means over n are the figures to compare, the percentiles are coarse.`,
+        `${'request'.padEnd(34)} ${'wall p50'.padStart(8)} ${'wall p95'.padStart(8)} ${'cpu p50'.padStart(8)} ${'cpu p95'.padStart(8)} ${'cpu mean'.padStart(8)} ${'answered'.padStart(8)}  (ms)`,
         row(`POST /api/v1/sign (n=${signs.length})`, signs),
         row(`a signer's step (n=${steps.length})`, steps),
-        `step / sign: wall ${(stepWall / signWall).toFixed(2)}x, cpu ${(stepCpu / signCpu).toFixed(2)}x (target <= 1.5x)`,
+        row(
+          `  opening the next turn (n=${steps.filter((x) => !x.last).length})`,
+          steps.filter((x) => !x.last),
+        ),
+        row(
+          `  the last, queuing the completion (n=${steps.filter((x) => x.last).length})`,
+          steps.filter((x) => x.last),
+        ),
+        `step / sign: wall p50 ${ratio((xs) => quantile(walls(xs), 0.5))}x, cpu p50 ${ratio((xs) => quantile(cpus(xs), 0.5))}x, cpu mean ${ratio((xs) => mean(cpus(xs)))}x, answered ${ratio((xs) => mean(xs.map((x) => x.cpuAnswered)))}x (target <= 1.5x)`,
+        '',
+        `cpu mean by process (ms)          ${processes.map(([name]) => name.slice(0, 8).padStart(8)).join(' ')}`,
+        byProcess('POST /api/v1/sign', signs),
+        byProcess("a signer's step", steps),
         '',
         "size (KB): the original, then after each signer but the last (as the next signer's page reads it), then the completed document:",
         ...growth.map(

@@ -17,6 +17,26 @@ const statCpuMs = (path: string): number => {
 /** CPU time of a process so far, in ms. */
 export const cpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/stat`);
 
+/**
+ * CPU time so far of each Postgres backend serving `database` (found anew at each call: connections
+ * come and go), in ms by pid. Postgres's shared processes (WAL writer, checkpointer) are left out: on a
+ * shared server they work for every database.
+ */
+export const postgresBackendsCpuMs = (database: string): Map<number, number> => {
+  const backends = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(` ${database} `)) continue;
+      backends.set(Number(entry), cpuMs(Number(entry)));
+    } catch {
+      // gone
+    }
+  }
+  return backends;
+};
+
 /** CPU time of each thread of a process so far, in ms, by thread id (in the order they started). */
 export const threadCpuMs = (pid: number): Map<number, number> => {
   const threads = new Map<number, number>();

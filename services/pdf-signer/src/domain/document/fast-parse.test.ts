@@ -25,7 +25,7 @@ const handWritten = (): Buffer => {
     '<< /Type /Catalog /Pages 2 0 R /Extra#20Name /A#2fB /Num [ -12 +7 .5 3. 0.25 -0.0 1234567890123456789 ] >>',
     '<< /Type /Pages /Kids [ 3 0 R ] /Count 1 % a comment\n/MediaBox [0 0 612 792] >>',
     '<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R /Rotate 90 >>',
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Name (a \\(string\\)) /Hex <48656C6C6F> >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Name (a \\(string\\)) /Hex <48656C6C6F> /Empty <> /Lines <4865\n6C 6C\r\n6F> >>',
     '<< /Length 8 >>\nstream\nBT ET q\nendstream',
   ];
   let body = '%PDF-1.4\n';
@@ -79,6 +79,36 @@ describe("fast-parse (pdf-lib's parser, faster)", () => {
     const theirs = await untouched.PDFDocument.load(bytes, options);
     expect(objectsOf(ours)).toEqual(objectsOf(theirs));
     expect(ours.getPageCount()).toBe(theirs.getPageCount());
+  });
+
+  it('reads hex strings whole, leaving the parser where pdf-lib leaves it (its errors report the position)', async () => {
+    type ObjectParser = { parseObject(): { toString(): string }; bytes: { position(): unknown } };
+    type ParserClass = { forBytes(bytes: Uint8Array, context: unknown): ObjectParser };
+    const load = createRequire(import.meta.url);
+    const ours = (load('pdf-lib/cjs/core/parser/PDFObjectParser.js') as { default: ParserClass }).default;
+    const theirs = (
+      (await import('pdf-lib/es/core/parser/PDFObjectParser.js')) as unknown as { default: ParserClass }
+    ).default;
+    const source = Buffer.from('[<48656C\n6C6F> <> <4\r\n1\n42 43> <ABCDEF>]', 'latin1');
+    const read = (parser: ParserClass, context: unknown) => {
+      const sut = parser.forBytes(source, context);
+      return { object: sut.parseObject().toString(), position: sut.bytes.position() };
+    };
+    const expected = read(theirs, untouched.PDFContext.create());
+    expect(read(ours, (await PDFDocument.create()).context)).toEqual(expected);
+    expect(expected.object).toContain('<4\r\n1\n42 43>');
+    const unterminated = Buffer.from('<4142\n43', 'latin1');
+    const failure = (parser: ParserClass, context: unknown) => {
+      try {
+        parser.forBytes(unterminated, context).parseObject();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'parsed';
+    };
+    expect(failure(ours, (await PDFDocument.create()).context)).toBe(
+      failure(theirs, untouched.PDFContext.create()),
+    );
   });
 
   it('parses every file of the shared corpus (real-world, damaged, object streams) as pdf-lib does', async () => {

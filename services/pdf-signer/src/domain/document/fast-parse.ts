@@ -11,7 +11,9 @@ import { inflateWithinBudget } from './decode-budget';
  * These scan the bytes in place instead. They keep pdf-lib's byte position, line and column exactly
  * as its own would (its errors report them), return the same objects (names and references are
  * pooled by pdf-lib: the same instances), and leave anything unusual (a number that is not a plain
- * integer, a name with a #-escape) to pdf-lib's own code. Object and cross-reference streams that
+ * integer, a name with a #-escape) to pdf-lib's own code. Hex strings are read in one piece: pdf-lib
+ * adds them to a string one character at a time, and each signature of an envelope's revisions holds
+ * one of 20-30 thousand digits (its /Contents), which made parsing a signed document mostly garbage. Object and cross-reference streams that
  * are only deflated are inflated by zlib (pdf-lib ignores a FlateDecode's /DecodeParms too).
  */
 
@@ -162,6 +164,29 @@ PDFObjectParser.prototype.parseDict = function parseDict(this: Parser): PDFDict 
   if (type === PAGES) return lib.PDFPageTree.fromMapWithContext(dict, this.context);
   if (type === PAGE) return lib.PDFPageLeaf.fromMapWithContext(dict, this.context);
   return lib.PDFDict.fromMapWithContext(dict, this.context);
+};
+
+const { PDFHexString: HexString } = lib;
+
+/** pdf-lib's `parseHexString`: the characters between `<` and `>` as they are (latin1), the position as `next()` counts it. */
+PDFObjectParser.prototype.parseHexString = function parseHexString(this: Parser) {
+  const stream = this.bytes;
+  stream.assertNext(LESS_THAN);
+  const { bytes, length } = stream;
+  const start = stream.idx;
+  const found = bytes.indexOf(GREATER_THAN, start);
+  const end = found < 0 ? length : found;
+  const digits = bytes.subarray(start, end);
+  let lastNewline = -1;
+  for (let at = digits.indexOf(NEWLINE); at >= 0; at = digits.indexOf(NEWLINE, at + 1)) {
+    stream.line += 1;
+    lastNewline = at;
+  }
+  stream.column = lastNewline < 0 ? stream.column + digits.length : digits.length - lastNewline - 1;
+  stream.idx = end;
+  const value = Buffer.from(digits.buffer, digits.byteOffset, digits.length).toString('latin1');
+  stream.assertNext(GREATER_THAN);
+  return HexString.of(value);
 };
 
 const { default: ByteStream } = load('pdf-lib/cjs/core/parser/ByteStream.js') as {

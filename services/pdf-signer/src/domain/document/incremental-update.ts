@@ -1,6 +1,8 @@
-import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream } from 'pdf-lib';
-import type { PDFContext, PDFDocument, PDFObject, PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName } from 'pdf-lib';
+import type { PDFDocument, PDFObject, PDFRef } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
+import { isChanged, trackChanges } from './track-changes';
+import type { ChangeLog } from './track-changes';
 
 /**
  * A document that already carries digital signatures is signed by appending to it (an incremental
@@ -13,14 +15,8 @@ export interface UpdateBase {
   readonly bytes: Buffer;
   /** Offset of the original's last cross-reference section (its `startxref`). */
   readonly previousXref: number;
-  /** How each original object looked before signing; objects that still look the same are not written. */
-  readonly fingerprints: ReadonlyMap<string, Fingerprint>;
-}
-
-interface Fingerprint {
-  readonly text: string;
-  /** A stream's data, compared by identity (pdf-lib never changes the data of a loaded stream). */
-  readonly data?: Uint8Array;
+  /** What changed since loading (see `track-changes`): only new and changed objects are written. */
+  readonly changes: ChangeLog;
 }
 
 const SIG = PDFName.of('Sig');
@@ -32,21 +28,9 @@ const PERMS = PDFName.of('Perms');
 const DOC_MDP = PDFName.of('DocMDP');
 const STARTXREF = Buffer.from('startxref', 'latin1');
 
-const keyOf = (ref: PDFRef) => `${ref.objectNumber} ${ref.generationNumber}`;
-
-const fingerprintOf = (object: PDFObject): Fingerprint =>
-  object instanceof PDFRawStream
-    ? { text: object.dict.toString(), data: object.contents }
-    : object instanceof PDFStream
-      ? { text: `${object.dict.toString()}\n${Buffer.from(object.getContents()).toString('latin1')}` }
-      : { text: object.toString() };
-
-/** True when `object` (an original object) no longer looks the way `before` recorded it. */
-export const hasChanged = (before: Fingerprint | undefined, object: PDFObject): boolean => {
-  if (!before) return true;
-  const now = fingerprintOf(object);
-  return now.text !== before.text || now.data !== before.data;
-};
+/** True when the update must write `ref`, whose object is now `object`: new, or changed since loading. */
+export const isWrittenBy = (base: UpdateBase, ref: PDFRef, object: PDFObject): boolean =>
+  isChanged(base.changes, ref, object);
 
 /** Signature fields of the form that hold a signature (a /V), however deep the field tree goes. */
 export const countSignatures = (doc: PDFDocument): number => {
@@ -74,7 +58,7 @@ export const countSignatures = (doc: PDFDocument): number => {
 /**
  * Prepare to sign a document that is already signed: refuse a certified one (its author allowed no
  * pages or content to be added, which signing here does), find its last cross-reference section, and
- * record how every object looks now.
+ * start recording which objects change from now on.
  */
 export const prepareIncrementalUpdate = (doc: PDFDocument, bytes: Buffer): UpdateBase => {
   if (doc.catalog.lookupMaybe(PERMS, PDFDict)?.get(DOC_MDP) !== undefined) {
@@ -100,17 +84,5 @@ export const prepareIncrementalUpdate = (doc: PDFDocument, bytes: Buffer): Updat
     Number(m[1]),
   );
   doc.context.largestObjectNumber = Math.max(doc.context.largestObjectNumber, ...sizes.map((n) => n - 1));
-  return { bytes, previousXref, fingerprints: snapshot(doc.context) };
+  return { bytes, previousXref, changes: trackChanges(doc.context) };
 };
-
-const snapshot = (context: PDFContext): Map<string, Fingerprint> => {
-  const fingerprints = new Map<string, Fingerprint>();
-  for (const [ref, object] of context.enumerateIndirectObjects()) {
-    fingerprints.set(keyOf(ref), fingerprintOf(object));
-  }
-  return fingerprints;
-};
-
-/** The recorded look of an original object, or undefined for an object added while signing. */
-export const fingerprintFor = (base: UpdateBase, ref: PDFRef): Fingerprint | undefined =>
-  base.fingerprints.get(keyOf(ref));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PDFArray, PDFFlateStream, PDFHexString, PDFHeader, PDFName, PDFNumber, PDFStream } from 'pdf-lib';
 import type { PDFContext, PDFObject, PDFRef } from 'pdf-lib';
-import { fingerprintFor, hasChanged, type UpdateBase } from './incremental-update';
+import { isWrittenBy, type UpdateBase } from './incremental-update';
 import './fast-write';
 
 /** An object whose bytes the caller writes itself (the signature dictionary), and where they landed. */
@@ -76,7 +76,7 @@ export const serializePdf = (
   const separator = base && !/[\r\n]$/.test(base.bytes.toString('latin1', base.bytes.length - 1)) ? '\n' : '';
   const entries: Entry[] = [];
   for (const [ref, object] of context.enumerateIndirectObjects()) {
-    if (base && ref !== verbatim?.ref && !hasChanged(fingerprintFor(base, ref), object)) continue;
+    if (base && ref !== verbatim?.ref && !isWrittenBy(base, ref, object)) continue;
     const head = `${ref.objectNumber} ${ref.generationNumber} obj\n`;
     const tail = 9; // "\nendobj\n\n"
     if (verbatim && ref === verbatim.ref) {
