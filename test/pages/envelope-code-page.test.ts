@@ -7,22 +7,14 @@
  * one. The end-to-end test through the stack is test/e2e/envelope-code.test.ts.
  */
 import { once } from 'node:events';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import {
-  loadWebPage,
-  mountWebAssets,
-  sendWebPage,
-  WEB_DIST_DIR,
-} from '../../services/gateway/src/http/web-pages';
+import { loadWebPage, mountWebAssets, sendWebPage } from '../../services/gateway/src/http/web-pages';
+import { ensureBuilt, launchChromium } from './page-harness';
 
 const TOKEN = 'Zb3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nP_-';
 
@@ -55,24 +47,8 @@ let server: Server;
 let baseUrl: string;
 let pdf: Buffer;
 
-const WEB_SOURCE_DIR = fileURLToPath(new URL('../../services/gateway/web/', import.meta.url));
-const newestIn = (dir: string): number =>
-  Math.max(
-    0,
-    ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
-      entry.isDirectory() ? newestIn(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
-    ),
-  );
-const ensureBuilt = () => {
-  const built = join(WEB_DIST_DIR, 'envelope', 'index.html');
-  const sources = ['envelope', 'shared'].map((name) => newestIn(join(WEB_SOURCE_DIR, name)));
-  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources)) return;
-  const result = spawnSync('pnpm', ['--silent', 'build:web'], { cwd: WEB_SOURCE_DIR, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`pnpm build:web failed:\n${result.stdout}\n${result.stderr}`);
-};
-
 beforeAll(async () => {
-  ensureBuilt();
+  ensureBuilt('envelope');
   pdf = await makePdf({ pages: 1, text: 'Lease' });
   const html = loadWebPage('envelope');
   const app = express();
@@ -98,10 +74,7 @@ beforeAll(async () => {
   server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -10,23 +10,16 @@
  * end-to-end test through the stack lives in test/e2e).
  */
 import { once } from 'node:events';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import {
-  loadWebPage,
-  mountWebAssets,
-  sendWebPage,
-  WEB_DIST_DIR,
-} from '../../services/gateway/src/http/web-pages';
+import { loadWebPage, mountWebAssets, sendWebPage } from '../../services/gateway/src/http/web-pages';
+import { ensureBuilt, launchChromium, openWatched } from './page-harness';
 
 /** Screenshots of the page (phone, desktop), for a person to look at. */
 const screenshotDir = process.env.E2E_SCREENSHOTS ?? tmpdir();
@@ -94,30 +87,8 @@ let server: Server;
 let baseUrl: string;
 let pdf: Buffer;
 
-const WEB_SOURCE_DIR = fileURLToPath(new URL('../../services/gateway/web/', import.meta.url));
-
-const newestIn = (dir: string): number =>
-  Math.max(
-    0,
-    ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
-      entry.isDirectory() ? newestIn(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
-    ),
-  );
-
-/**
- * The test runs the BUILT page: built by `pnpm build:web` (as the e2e setup does), or here when it is
- * missing or older than the page's sources.
- */
-const ensureBuilt = () => {
-  const built = join(WEB_DIST_DIR, 'envelope', 'index.html');
-  const sources = ['envelope', 'shared'].map((name) => newestIn(join(WEB_SOURCE_DIR, name)));
-  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources)) return;
-  const result = spawnSync('pnpm', ['--silent', 'build:web'], { cwd: WEB_SOURCE_DIR, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`pnpm build:web failed:\n${result.stdout}\n${result.stderr}`);
-};
-
 beforeAll(async () => {
-  ensureBuilt();
+  ensureBuilt('envelope');
   pdf = await makePdf({ pages: 2, size: [A4.width, A4.height], text: 'Lease' });
   const html = loadWebPage('envelope');
   const app = express();
@@ -145,10 +116,7 @@ beforeAll(async () => {
   server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -167,19 +135,8 @@ beforeEach(() => {
 });
 
 /** The page on the link, watching for requests to any other origin and for script errors. */
-const open = async (viewport = { width: 1100, height: 900 }) => {
-  const page = await browser.newPage({ viewport, hasTouch: viewport.width < 500 });
-  const foreign: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (request) => {
-    const u = request.url();
-    if (!u.startsWith(baseUrl) && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  const response = await page.goto(`${baseUrl}/e/${TOKEN}`);
-  expect(response?.headers()['content-security-policy']).toContain("default-src 'self'");
-  return { page, foreign, errors };
-};
+const open = (viewport?: { width: number; height: number }) =>
+  openWatched({ browser, baseUrl, url: `${baseUrl}/e/${TOKEN}`, viewport });
 
 /** The page is ready: every page drawn and the view reported. */
 const ready = async (page: Page) => {
