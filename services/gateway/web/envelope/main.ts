@@ -20,6 +20,7 @@ import {
   formatDate,
   messageOf as linkMessageOf,
   show,
+  showSenderMessage,
 } from '../shared/link-page';
 import { placeOverlay, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, type SignaturePad } from '../shared/signature-pad';
@@ -367,12 +368,7 @@ const showHeader = (envelope: RecipientView) => {
   title.textContent = envelope.subject;
   document.title = `${envelope.subject} – ${ROLE_NAMES[recipient.role]}`;
   intro.textContent = `${envelope.senderEmail} asks ${recipient.name} to ${ROLE_WORDS[recipient.role]} “${envelope.fileName}”. The link works until ${formatDate(envelope.expiresAt)}.`;
-  if (envelope.message) {
-    // Text only, as the email shows it: whatever markup it holds is shown, never interpreted.
-    byId('sender-message-from').textContent = `Message from ${envelope.senderEmail}`;
-    byId('sender-message-text').textContent = envelope.message;
-    byId('sender-message').hidden = false;
-  }
+  showSenderMessage(envelope);
   if (envelope.others.length > 0) {
     const others = [...envelope.others].sort((a, b) => a.order - b.order);
     byId('others-summary').textContent =

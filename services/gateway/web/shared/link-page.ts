@@ -6,7 +6,7 @@
  * disabled, decline through the same form, and end on one screen (#done): acted, or the link ended
  * (410, why in the body's `status`) or never was (404), in the gateway's words.
  *
- * Both pages' HTML has these ids: status, error, document, done, done-heading, done-message, and the
+ * Both pages' HTML has these ids: sender-message (-from, -text), status, error, document, done, done-heading, done-message, and the
  * decline form's decline-open, decline-form, decline-reason, decline-error, decline-button,
  * decline-close. Everything the server wrote is shown as text.
  */
@@ -39,6 +39,17 @@ export const messageOf = (err: unknown): string =>
 /** A day as the reader's locale writes it in full (the link's expiry). */
 export const formatDate = (iso: string): string =>
   new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
+
+/**
+ * The sender's message (`#sender-message`) under "Message from <sender>", as the email shows it: text
+ * only, whatever markup it holds shown and never interpreted. Nothing without a message.
+ */
+export const showSenderMessage = (request: { senderEmail: string; message?: string | null }): void => {
+  if (!request.message) return;
+  byId('sender-message-from').textContent = `Message from ${request.senderEmail}`;
+  byId('sender-message-text').textContent = request.message;
+  byId('sender-message').hidden = false;
+};
 
 /** What an ended or unknown link, or a failure of the page itself, is reported as (`onError`). */
 export interface LinkPageError {

@@ -8,7 +8,7 @@
 import type { components } from '../../../../libs/sdk/src/generated/api';
 import { byId, h } from '../shared/dom';
 import { answerOf } from '../shared/http';
-import { createLinkClient, createLinkPage, formatDate, show } from '../shared/link-page';
+import { createLinkClient, createLinkPage, formatDate, show, showSenderMessage } from '../shared/link-page';
 import { placeOverlay, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, SIGNATURE_ASPECT } from '../shared/signature-pad';
 
@@ -133,12 +133,7 @@ const start = async () => {
   currentRequest = signing;
   title.textContent = `Sign “${signing.fileName}”`;
   intro.textContent = `${signing.senderEmail} asks ${signing.recipientName} to sign this document. The link works until ${formatDate(signing.expiresAt)}.`;
-  if (signing.message) {
-    // Text only, as the email shows it: whatever markup it holds is shown, never interpreted.
-    byId('sender-message-from').textContent = `Message from ${signing.senderEmail}`;
-    byId('sender-message-text').textContent = signing.message;
-    byId('sender-message').hidden = false;
-  }
+  showSenderMessage(signing);
   nameInput.value = signing.recipientName;
   pad.typedName = signing.recipientName;
   const shown = await linkPage.showDocument({
