@@ -6,15 +6,11 @@
  * expired/locked and rate-limited answers are shown in the gateway's words; "Send a new code" asks for
  * one. The end-to-end test through the stack is test/e2e/envelope-code.test.ts.
  */
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import { loadWebPage, mountWebAssets, sendWebPage } from '../../services/gateway/src/http/web-pages';
-import { ensureBuilt, launchChromium } from './page-harness';
+import { launchChromium, reply, servePage, type Answer, type ApiCall } from './page-harness';
 
 const TOKEN = 'Zb3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nP_-';
 
@@ -39,41 +35,28 @@ const view = (codeRequired: boolean) => ({
   codeRequired,
 });
 
-type Answer = { status: number; json: unknown };
 let answers: { recipient: Answer; verify: Answer[]; request: Answer[] };
-let calls: { method: string; path: string; token: string | undefined; body: unknown }[];
+let calls: ApiCall[];
 let browser: Browser;
 let server: Server;
 let baseUrl: string;
 let pdf: Buffer;
 
 beforeAll(async () => {
-  ensureBuilt('envelope');
   pdf = await makePdf({ pages: 1, text: 'Lease' });
-  const html = loadWebPage('envelope');
-  const app = express();
-  app.use(express.json());
-  mountWebAssets(app);
-  app.get('/e/:token', (_req, res) => sendWebPage(res, html));
-  app.use('/envelope/api', (req, res, next) => {
-    calls.push({
-      method: req.method,
-      path: req.path,
-      token: req.get('X-Signing-Token'),
-      body: req.body as unknown,
-    });
-    next();
-  });
-  const reply = (res: express.Response, answer: Answer | undefined) =>
-    res.status(answer?.status ?? 500).json(answer?.json ?? { error: 'no answer' });
-  app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
-  app.get('/envelope/api/document', (_req, res) => res.type('application/pdf').send(pdf));
-  app.post('/envelope/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
-  app.post('/envelope/api/verify-code', (_req, res) => reply(res, answers.verify.shift()));
-  app.post('/envelope/api/request-code', (_req, res) => reply(res, answers.request.shift()));
-  server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, baseUrl } = await servePage({
+    name: 'envelope',
+    route: '/e/:token',
+    api: '/envelope/api',
+    record: (call) => calls.push(call),
+    answer: (app) => {
+      app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
+      app.get('/envelope/api/document', (_req, res) => res.type('application/pdf').send(pdf));
+      app.post('/envelope/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
+      app.post('/envelope/api/verify-code', (_req, res) => reply(res, answers.verify.shift()));
+      app.post('/envelope/api/request-code', (_req, res) => reply(res, answers.request.shift()));
+    },
+  }));
   browser = await launchChromium();
 }, 60_000);
 

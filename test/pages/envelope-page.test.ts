@@ -9,17 +9,13 @@
  * Not an end-to-end test: no gateway operation, NATS or document-store is involved here (the
  * end-to-end test through the stack lives in test/e2e).
  */
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import express from 'express';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import { loadWebPage, mountWebAssets, sendWebPage } from '../../services/gateway/src/http/web-pages';
-import { ensureBuilt, launchChromium, openWatched } from './page-harness';
+import { launchChromium, openWatched, reply, servePage, type Answer, type ApiCall } from './page-harness';
 
 /** Screenshots of the page (phone, desktop), for a person to look at. */
 const screenshotDir = process.env.E2E_SCREENSHOTS ?? tmpdir();
@@ -66,8 +62,6 @@ const viewOf = (role: 'signer' | 'approver', fields: Field[]) => ({
   ],
 });
 
-type Answer = { status: number; json: unknown };
-
 /** What the fake API answers, per test, and every call it received. */
 let answers: {
   recipient: Answer;
@@ -75,7 +69,7 @@ let answers: {
   approve: Answer;
   decline: Answer;
 };
-let calls: { method: string; path: string; token: string | undefined; body: unknown }[];
+let calls: ApiCall[];
 
 const acted = (status: string, completing: boolean) => ({
   status: 200,
@@ -88,34 +82,21 @@ let baseUrl: string;
 let pdf: Buffer;
 
 beforeAll(async () => {
-  ensureBuilt('envelope');
   pdf = await makePdf({ pages: 2, size: [A4.width, A4.height], text: 'Lease' });
-  const html = loadWebPage('envelope');
-  const app = express();
-  app.use(express.json());
-  mountWebAssets(app);
-  app.get('/e/:token', (_req, res) => sendWebPage(res, html));
-  app.use('/envelope/api', (req, res, next) => {
-    calls.push({
-      method: req.method,
-      path: req.path,
-      token: req.get('X-Signing-Token'),
-      body: req.body as unknown,
-    });
-    next();
-  });
-  const reply = (res: express.Response, answer: Answer) => res.status(answer.status).json(answer.json);
-  app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
-  app.get('/envelope/api/document', (_req, res) => res.type('application/pdf').send(pdf));
-  app.post('/envelope/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
-  app.post('/envelope/api/sign', (_req, res) =>
-    reply(res, answers.sign.shift() ?? { status: 500, json: { error: 'no answer' } }),
-  );
-  app.post('/envelope/api/approve', (_req, res) => reply(res, answers.approve));
-  app.post('/envelope/api/decline', (_req, res) => reply(res, answers.decline));
-  server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, baseUrl } = await servePage({
+    name: 'envelope',
+    route: '/e/:token',
+    api: '/envelope/api',
+    record: (call) => calls.push(call),
+    answer: (app) => {
+      app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
+      app.get('/envelope/api/document', (_req, res) => res.type('application/pdf').send(pdf));
+      app.post('/envelope/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
+      app.post('/envelope/api/sign', (_req, res) => reply(res, answers.sign.shift()));
+      app.post('/envelope/api/approve', (_req, res) => reply(res, answers.approve));
+      app.post('/envelope/api/decline', (_req, res) => reply(res, answers.decline));
+    },
+  }));
   browser = await launchChromium();
 }, 60_000);
 

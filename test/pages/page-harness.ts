@@ -4,12 +4,21 @@
  * origin and on script errors.
  */
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import express, { type Express, type Response } from 'express';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { WEB_DIST_DIR } from '../../services/gateway/src/http/web-pages';
+import {
+  loadWebPage,
+  mountWebAssets,
+  sendWebPage,
+  WEB_DIST_DIR,
+} from '../../services/gateway/src/http/web-pages';
 
 const WEB_SOURCE_DIR = fileURLToPath(new URL('../../services/gateway/web/', import.meta.url));
 
@@ -31,6 +40,59 @@ export const ensureBuilt = (name: string): void => {
   if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources)) return;
   const result = spawnSync('pnpm', ['--silent', 'build:web'], { cwd: WEB_SOURCE_DIR, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`pnpm build:web failed:\n${result.stdout}\n${result.stderr}`);
+};
+
+/** One call the page made to its fake API. */
+export interface ApiCall {
+  method: string;
+  /** The path below the API's prefix (`/sign`, `/view`, …). */
+  path: string;
+  token: string | undefined;
+  body: unknown;
+}
+
+/** A fixed answer of the fake API. */
+export interface Answer {
+  status: number;
+  json: unknown;
+}
+
+/** Sends `answer`, or a 500 when the test gave none. */
+export const reply = (res: Response, answer: Answer | undefined): void => {
+  res.status(answer?.status ?? 500).json(answer?.json ?? { error: 'no answer' });
+};
+
+/**
+ * A local server for the BUILT page `name`: the gateway's static mount and page headers (CSP), the page
+ * at `route`, every call under `api` passed to `record` (with its `X-Signing-Token`), then `answer`'s
+ * routes. Resolves once it listens.
+ */
+export const servePage = async (input: {
+  name: string;
+  route: string;
+  api: string;
+  record: (call: ApiCall) => void;
+  answer: (app: Express) => void;
+}): Promise<{ server: Server; baseUrl: string }> => {
+  ensureBuilt(input.name);
+  const html = loadWebPage(input.name);
+  const app = express();
+  app.use(express.json({ limit: '2mb' }));
+  mountWebAssets(app);
+  app.get(input.route, (_req, res) => sendWebPage(res, html));
+  app.use(input.api, (req, _res, next) => {
+    input.record({
+      method: req.method,
+      path: req.path,
+      token: req.get('X-Signing-Token'),
+      body: req.body as unknown,
+    });
+    next();
+  });
+  input.answer(app);
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 };
 
 /** The machine's Chromium, headless. */

@@ -6,16 +6,20 @@
  * shown next to what was tried (and tried again), the decline form, and a link that ended (410) or
  * never was (404) ending the page. The end-to-end test through the stack is test/e2e/send.test.ts.
  */
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_DECLINE_REASON_LENGTH } from '@esign/contracts/constants';
 import { makePdf } from '@esign/testing';
-import { loadWebPage, mountWebAssets, sendWebPage } from '../../services/gateway/src/http/web-pages';
-import { ensureBuilt, launchChromium, openWatched, type WatchedPage } from './page-harness';
+import {
+  launchChromium,
+  openWatched,
+  reply,
+  servePage,
+  type Answer,
+  type ApiCall,
+  type WatchedPage,
+} from './page-harness';
 
 const TOKEN = 'Sb3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nP_-';
 
@@ -33,41 +37,28 @@ const REQUEST = {
   viewedAt: null,
 };
 
-type Answer = { status: number; json: unknown };
 let answers: { request: Answer; sign: Answer[]; decline: Answer[] };
-let calls: { method: string; path: string; token: string | undefined; body: unknown }[];
+let calls: ApiCall[];
 let browser: Browser;
 let server: Server;
 let baseUrl: string;
 let pdf: Buffer;
 
 beforeAll(async () => {
-  ensureBuilt('signing');
   pdf = await makePdf({ pages: 2, text: 'Contract' });
-  const html = loadWebPage('signing');
-  const app = express();
-  app.use(express.json({ limit: '2mb' }));
-  mountWebAssets(app);
-  app.get('/s/:token', (_req, res) => sendWebPage(res, html));
-  app.use('/signing/api', (req, res, next) => {
-    calls.push({
-      method: req.method,
-      path: req.path,
-      token: req.get('X-Signing-Token'),
-      body: req.body as unknown,
-    });
-    next();
-  });
-  const reply = (res: express.Response, answer: Answer | undefined) =>
-    res.status(answer?.status ?? 500).json(answer?.json ?? { error: 'no answer' });
-  app.get('/signing/api/request', (_req, res) => reply(res, answers.request));
-  app.get('/signing/api/document', (_req, res) => res.type('application/pdf').send(pdf));
-  app.post('/signing/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
-  app.post('/signing/api/sign', (_req, res) => reply(res, answers.sign.shift()));
-  app.post('/signing/api/decline', (_req, res) => reply(res, answers.decline.shift()));
-  server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, baseUrl } = await servePage({
+    name: 'signing',
+    route: '/s/:token',
+    api: '/signing/api',
+    record: (call) => calls.push(call),
+    answer: (app) => {
+      app.get('/signing/api/request', (_req, res) => reply(res, answers.request));
+      app.get('/signing/api/document', (_req, res) => res.type('application/pdf').send(pdf));
+      app.post('/signing/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
+      app.post('/signing/api/sign', (_req, res) => reply(res, answers.sign.shift()));
+      app.post('/signing/api/decline', (_req, res) => reply(res, answers.decline.shift()));
+    },
+  }));
   browser = await launchChromium();
 }, 60_000);
 
