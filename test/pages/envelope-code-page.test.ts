@@ -48,11 +48,10 @@ beforeAll(async () => {
     name: 'envelope',
     route: '/e/:token',
     api: '/envelope/api',
+    pdf,
     record: (call) => calls.push(call),
     answer: (app) => {
       app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
-      app.get('/envelope/api/document', (_req, res) => res.type('application/pdf').send(pdf));
-      app.post('/envelope/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
       app.post('/envelope/api/verify-code', (_req, res) => reply(res, answers.verify.shift()));
       app.post('/envelope/api/request-code', (_req, res) => reply(res, answers.request.shift()));
     },

@@ -15,7 +15,15 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import { launchChromium, openWatched, reply, servePage, type Answer, type ApiCall } from './page-harness';
+import {
+  drawOn,
+  launchChromium,
+  openWatched,
+  reply,
+  servePage,
+  type Answer,
+  type ApiCall,
+} from './page-harness';
 
 /** Screenshots of the page (phone, desktop), for a person to look at. */
 const screenshotDir = process.env.E2E_SCREENSHOTS ?? tmpdir();
@@ -87,11 +95,10 @@ beforeAll(async () => {
     name: 'envelope',
     route: '/e/:token',
     api: '/envelope/api',
+    pdf,
     record: (call) => calls.push(call),
     answer: (app) => {
       app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
-      app.get('/envelope/api/document', (_req, res) => res.type('application/pdf').send(pdf));
-      app.post('/envelope/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
       app.post('/envelope/api/sign', (_req, res) => reply(res, answers.sign.shift()));
       app.post('/envelope/api/approve', (_req, res) => reply(res, answers.approve));
       app.post('/envelope/api/decline', (_req, res) => reply(res, answers.decline));
@@ -134,20 +141,6 @@ const expectCleanRun = (run: { foreign: string[]; errors: string[] }) => {
   expect(run.errors).toEqual([]);
   expect(calls.length).toBeGreaterThan(0);
   for (const call of calls) expect(call.token).toBe(TOKEN);
-};
-
-const drawOn = async (page: Page, canvasSelector: string) => {
-  const canvas = page.locator(canvasSelector);
-  await canvas.scrollIntoViewIfNeeded();
-  const b = await canvas.boundingBox();
-  if (!b) throw new Error('no canvas');
-  await page.mouse.move(b.x + b.width * 0.1, b.y + b.height * 0.6);
-  await page.mouse.down();
-  for (let i = 1; i <= 15; i++)
-    await page.mouse.move(b.x + b.width * (0.1 + 0.05 * i), b.y + b.height * (0.6 - 0.3 * Math.sin(i / 2)), {
-      steps: 2,
-    });
-  await page.mouse.up();
 };
 
 /** Presses Tab until the focused element matches `selector` (keyboard only; fails after 80 presses). */

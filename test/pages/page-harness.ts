@@ -64,13 +64,14 @@ export const reply = (res: Response, answer: Answer | undefined): void => {
 
 /**
  * A local server for the BUILT page `name`: the gateway's static mount and page headers (CSP), the page
- * at `route`, every call under `api` passed to `record` (with its `X-Signing-Token`), then `answer`'s
- * routes. Resolves once it listens.
+ * at `route`, every call under `api` passed to `record` (with its `X-Signing-Token`), `pdf` at
+ * `<api>/document`, a recorded view at `<api>/view`, then `answer`'s routes. Resolves once it listens.
  */
 export const servePage = async (input: {
   name: string;
   route: string;
   api: string;
+  pdf: Buffer;
   record: (call: ApiCall) => void;
   answer: (app: Express) => void;
 }): Promise<{ server: Server; baseUrl: string }> => {
@@ -89,6 +90,8 @@ export const servePage = async (input: {
     });
     next();
   });
+  app.get(`${input.api}/document`, (_req, res) => res.type('application/pdf').send(input.pdf));
+  app.post(`${input.api}/view`, (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
   input.answer(app);
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -128,4 +131,19 @@ export const openWatched = async (input: {
   const response = await page.goto(input.url);
   expect(response?.headers()['content-security-policy']).toContain("default-src 'self'");
   return { page, foreign, errors };
+};
+
+/** Draws a stroke across the signature pad's canvas at `canvasSelector` with the mouse. */
+export const drawOn = async (page: Page, canvasSelector: string): Promise<void> => {
+  const canvas = page.locator(canvasSelector);
+  await canvas.scrollIntoViewIfNeeded();
+  const b = await canvas.boundingBox();
+  if (!b) throw new Error('no canvas');
+  await page.mouse.move(b.x + b.width * 0.1, b.y + b.height * 0.6);
+  await page.mouse.down();
+  for (let i = 1; i <= 15; i++)
+    await page.mouse.move(b.x + b.width * (0.1 + 0.05 * i), b.y + b.height * (0.6 - 0.3 * Math.sin(i / 2)), {
+      steps: 2,
+    });
+  await page.mouse.up();
 };

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_DECLINE_REASON_LENGTH } from '@esign/contracts/constants';
 import { makePdf } from '@esign/testing';
 import {
+  drawOn,
   launchChromium,
   openWatched,
   reply,
@@ -50,11 +51,10 @@ beforeAll(async () => {
     name: 'signing',
     route: '/s/:token',
     api: '/signing/api',
+    pdf,
     record: (call) => calls.push(call),
     answer: (app) => {
       app.get('/signing/api/request', (_req, res) => reply(res, answers.request));
-      app.get('/signing/api/document', (_req, res) => res.type('application/pdf').send(pdf));
-      app.post('/signing/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
       app.post('/signing/api/sign', (_req, res) => reply(res, answers.sign.shift()));
       app.post('/signing/api/decline', (_req, res) => reply(res, answers.decline.shift()));
     },
@@ -93,18 +93,6 @@ const expectCleanRun = (run: WatchedPage) => {
   for (const call of calls) expect(call.token).toBe(TOKEN);
 };
 
-const drawSignature = async (page: Page) => {
-  const canvas = page.locator('.sig-canvas');
-  await canvas.scrollIntoViewIfNeeded();
-  const b = await canvas.boundingBox();
-  if (!b) throw new Error('no canvas');
-  await page.mouse.move(b.x + b.width * 0.1, b.y + b.height * 0.6);
-  await page.mouse.down();
-  for (let i = 1; i <= 12; i++)
-    await page.mouse.move(b.x + b.width * (0.1 + 0.06 * i), b.y + b.height * (0.6 - 0.3 * Math.sin(i / 2)));
-  await page.mouse.up();
-};
-
 describe('send signing page', () => {
   it('shows the request as text, checks name and signature first, shows a failed sign and signs on a retry', async () => {
     answers.sign = [
@@ -130,7 +118,7 @@ describe('send signing page', () => {
     // Nothing is sent without a signature, nor without a name.
     await page.locator('#sign-button').click();
     expect(await text(page, '#sign-error')).toBe('Please draw or type your signature first.');
-    await drawSignature(page);
+    await drawOn(page, '.sig-canvas');
     expect(await page.locator('#sign-error').isHidden()).toBe(true);
     await page.locator('#signer-name').fill('  ');
     await page.locator('#sign-button').click();
