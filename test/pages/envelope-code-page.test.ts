@@ -6,11 +6,9 @@
  * expired/locked and rate-limited answers are shown in the gateway's words; "Send a new code" asks for
  * one. The end-to-end test through the stack is test/e2e/envelope-code.test.ts.
  */
-import type { Server } from 'node:http';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import { launchChromium, reply, servePage, type Answer, type ApiCall } from './page-harness';
+import { reply, type Answer, type ApiCall, startPageSuite, type PageSuite } from './page-harness';
 
 const TOKEN = 'Zb3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nP_-';
 
@@ -37,14 +35,12 @@ const view = (codeRequired: boolean) => ({
 
 let answers: { recipient: Answer; verify: Answer[]; request: Answer[] };
 let calls: ApiCall[];
-let browser: Browser;
-let server: Server;
-let baseUrl: string;
+let suite: PageSuite;
 let pdf: Buffer;
 
 beforeAll(async () => {
   pdf = await makePdf({ pages: 1, text: 'Lease' });
-  ({ server, baseUrl } = await servePage({
+  suite = await startPageSuite({
     name: 'envelope',
     route: '/e/:token',
     api: '/envelope/api',
@@ -55,13 +51,11 @@ beforeAll(async () => {
       app.post('/envelope/api/verify-code', (_req, res) => reply(res, answers.verify.shift()));
       app.post('/envelope/api/request-code', (_req, res) => reply(res, answers.request.shift()));
     },
-  }));
-  browser = await launchChromium();
+  });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  server?.close();
+  await suite?.close();
 });
 
 beforeEach(() => {
@@ -69,18 +63,7 @@ beforeEach(() => {
   answers = { recipient: { status: 200, json: view(true) }, verify: [], request: [] };
 });
 
-const open = async (): Promise<{ page: Page; foreign: string[]; errors: string[] }> => {
-  const page = await browser.newPage({ viewport: { width: 375, height: 800 }, hasTouch: true });
-  const foreign: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (request) => {
-    const u = request.url();
-    if (!u.startsWith(baseUrl) && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  await page.goto(`${baseUrl}/e/${TOKEN}`);
-  return { page, foreign, errors };
-};
+const open = () => suite.open(`/e/${TOKEN}`, { width: 375, height: 800 });
 
 const paths = () => calls.map((c) => `${c.method} ${c.path}`);
 

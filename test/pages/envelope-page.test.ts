@@ -9,21 +9,12 @@
  * Not an end-to-end test: no gateway operation, NATS or document-store is involved here (the
  * end-to-end test through the stack lives in test/e2e).
  */
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import {
-  drawOn,
-  launchChromium,
-  openWatched,
-  reply,
-  servePage,
-  type Answer,
-  type ApiCall,
-} from './page-harness';
+import { drawOn, reply, type Answer, type ApiCall, startPageSuite, type PageSuite } from './page-harness';
 
 /** Screenshots of the page (phone, desktop), for a person to look at. */
 const screenshotDir = process.env.E2E_SCREENSHOTS ?? tmpdir();
@@ -84,14 +75,12 @@ const acted = (status: string, completing: boolean) => ({
   json: { status, actedAt: '2030-01-01T00:00:00.000Z', envelopeStatus: 'pending', completing },
 });
 
-let browser: Browser;
-let server: Server;
-let baseUrl: string;
+let suite: PageSuite;
 let pdf: Buffer;
 
 beforeAll(async () => {
   pdf = await makePdf({ pages: 2, size: [A4.width, A4.height], text: 'Lease' });
-  ({ server, baseUrl } = await servePage({
+  suite = await startPageSuite({
     name: 'envelope',
     route: '/e/:token',
     api: '/envelope/api',
@@ -103,13 +92,11 @@ beforeAll(async () => {
       app.post('/envelope/api/approve', (_req, res) => reply(res, answers.approve));
       app.post('/envelope/api/decline', (_req, res) => reply(res, answers.decline));
     },
-  }));
-  browser = await launchChromium();
+  });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  server?.close();
+  await suite?.close();
 });
 
 beforeEach(() => {
@@ -123,8 +110,7 @@ beforeEach(() => {
 });
 
 /** The page on the link, watching for requests to any other origin and for script errors. */
-const open = (viewport?: { width: number; height: number }) =>
-  openWatched({ browser, baseUrl, url: `${baseUrl}/e/${TOKEN}`, viewport });
+const open = (viewport?: { width: number; height: number }) => suite.open(`/e/${TOKEN}`, viewport);
 
 /** The page is ready: every page drawn and the view reported. */
 const ready = async (page: Page) => {

@@ -62,19 +62,26 @@ export const reply = (res: Response, answer: Answer | undefined): void => {
   res.status(answer?.status ?? 500).json(answer?.json ?? { error: 'no answer' });
 };
 
+/** What a page test serves: see `startPageSuite`. */
+export interface PageSuiteInput {
+  /** The page: a folder of web/ with an index.html. */
+  name: string;
+  /** Where the gateway answers the page (`/s/:token`). */
+  route: string;
+  /** The prefix of the page's API (`/signing/api`). */
+  api: string;
+  pdf: Buffer;
+  record: (call: ApiCall) => void;
+  /** The test's own answers of the API. */
+  answer: (app: Express) => void;
+}
+
 /**
  * A local server for the BUILT page `name`: the gateway's static mount and page headers (CSP), the page
  * at `route`, every call under `api` passed to `record` (with its `X-Signing-Token`), `pdf` at
  * `<api>/document`, a recorded view at `<api>/view`, then `answer`'s routes. Resolves once it listens.
  */
-export const servePage = async (input: {
-  name: string;
-  route: string;
-  api: string;
-  pdf: Buffer;
-  record: (call: ApiCall) => void;
-  answer: (app: Express) => void;
-}): Promise<{ server: Server; baseUrl: string }> => {
+const servePage = async (input: PageSuiteInput): Promise<{ server: Server; baseUrl: string }> => {
   ensureBuilt(input.name);
   const html = loadWebPage(input.name);
   const app = express();
@@ -113,7 +120,7 @@ export interface WatchedPage {
 }
 
 /** Opens `url` (on `baseUrl`) in a new page that records foreign requests and script errors. */
-export const openWatched = async (input: {
+const openWatched = async (input: {
   browser: Browser;
   baseUrl: string;
   url: string;
@@ -131,6 +138,34 @@ export const openWatched = async (input: {
   const response = await page.goto(input.url);
   expect(response?.headers()['content-security-policy']).toContain("default-src 'self'");
   return { page, foreign, errors };
+};
+
+/** A page served and a browser to open it in, for one test file. */
+export interface PageSuite {
+  readonly baseUrl: string;
+  /** Opens `path` of the server in a new page, watched (foreign requests, script errors) and its CSP checked. */
+  readonly open: (path: string, viewport?: { width: number; height: number }) => Promise<WatchedPage>;
+  /** For afterAll: the browser and the server. */
+  readonly close: () => Promise<void>;
+}
+
+/**
+ * The page `name` BUILT (built here when stale) and served by a local server with the gateway's static
+ * mount and page headers (CSP): the page at `route`, every call under `api` passed to `record` (with
+ * its `X-Signing-Token`), `pdf` at `<api>/document`, a view recorded at `<api>/view`, then `answer`'s
+ * routes; and a headless Chromium.
+ */
+export const startPageSuite = async (input: PageSuiteInput): Promise<PageSuite> => {
+  const { server, baseUrl } = await servePage(input);
+  const browser = await launchChromium();
+  return {
+    baseUrl,
+    open: (path, viewport) => openWatched({ browser, baseUrl, url: `${baseUrl}${path}`, viewport }),
+    close: async () => {
+      await browser.close();
+      server.close();
+    },
+  };
 };
 
 /** Draws a stroke across the signature pad's canvas at `canvasSelector` with the mouse. */

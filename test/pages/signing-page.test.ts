@@ -6,20 +6,18 @@
  * shown next to what was tried (and tried again), the decline form, and a link that ended (410) or
  * never was (404) ending the page. The end-to-end test through the stack is test/e2e/send.test.ts.
  */
-import type { Server } from 'node:http';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_DECLINE_REASON_LENGTH } from '@esign/contracts/constants';
 import { makePdf } from '@esign/testing';
 import {
   drawOn,
-  launchChromium,
-  openWatched,
   reply,
-  servePage,
   type Answer,
   type ApiCall,
   type WatchedPage,
+  startPageSuite,
+  type PageSuite,
 } from './page-harness';
 
 const TOKEN = 'Sb3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nP_-';
@@ -40,14 +38,12 @@ const REQUEST = {
 
 let answers: { request: Answer; sign: Answer[]; decline: Answer[] };
 let calls: ApiCall[];
-let browser: Browser;
-let server: Server;
-let baseUrl: string;
+let suite: PageSuite;
 let pdf: Buffer;
 
 beforeAll(async () => {
   pdf = await makePdf({ pages: 2, text: 'Contract' });
-  ({ server, baseUrl } = await servePage({
+  suite = await startPageSuite({
     name: 'signing',
     route: '/s/:token',
     api: '/signing/api',
@@ -58,13 +54,11 @@ beforeAll(async () => {
       app.post('/signing/api/sign', (_req, res) => reply(res, answers.sign.shift()));
       app.post('/signing/api/decline', (_req, res) => reply(res, answers.decline.shift()));
     },
-  }));
-  browser = await launchChromium();
+  });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  server?.close();
+  await suite?.close();
 });
 
 beforeEach(() => {
@@ -72,7 +66,7 @@ beforeEach(() => {
   answers = { request: { status: 200, json: REQUEST }, sign: [], decline: [] };
 });
 
-const open = () => openWatched({ browser, baseUrl, url: `${baseUrl}/s/${TOKEN}` });
+const open = () => suite.open(`/s/${TOKEN}`);
 
 /** The page is ready: both pages drawn and the view reported. */
 const ready = async (page: Page) => {
