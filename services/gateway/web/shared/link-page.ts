@@ -6,9 +6,9 @@
  * disabled, decline through the same form, and end on one screen (#done): acted, or the link ended
  * (410, why in the body's `status`) or never was (404), in the gateway's words.
  *
- * Both pages' HTML has these ids: sender-message (-from, -text), status, error, document, done, done-heading, done-message, and the
- * decline form's decline-open, decline-form, decline-reason, decline-error, decline-button,
- * decline-close. Everything the server wrote is shown as text.
+ * Both pages' HTML has these ids: sender-message (-from, -text), status, error, document, done,
+ * done-heading, done-message, and the decline form's decline-open, decline-form, decline-reason,
+ * decline-error, decline-button, decline-close. Everything the server wrote is shown as text.
  */
 import { MAX_DECLINE_REASON_LENGTH } from '@esign/contracts/constants';
 import type { Middleware } from 'openapi-fetch';

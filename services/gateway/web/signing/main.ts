@@ -41,7 +41,7 @@ const linkPage = createLinkPage({
   actButtons: [signButton],
   decline: {
     send: (reason) => answerOf(client.POST('/signing/api/decline', { body: { reason } })),
-    // The document stays on screen under the done screen once the recipient acted on it.
+    // The recipient acted on the document: it stays on screen above the done screen.
     declined: () =>
       linkPage.finish('Declined', 'You declined to sign. The sender has been told, with your reason.', true),
   },
