@@ -6,23 +6,9 @@
  * expired/locked and rate-limited answers are shown in the gateway's words; "Send a new code" asks for
  * one. The end-to-end test through the stack is test/e2e/envelope-code.test.ts.
  */
-import { once } from 'node:events';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import express from 'express';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import {
-  loadWebPage,
-  mountWebAssets,
-  sendWebPage,
-  WEB_DIST_DIR,
-} from '../../services/gateway/src/http/web-pages';
+import { reply, type Answer, type ApiCall, startPageSuite, type PageSuite } from './page-harness';
 
 const TOKEN = 'Zb3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nP_-';
 
@@ -47,66 +33,29 @@ const view = (codeRequired: boolean) => ({
   codeRequired,
 });
 
-type Answer = { status: number; json: unknown };
 let answers: { recipient: Answer; verify: Answer[]; request: Answer[] };
-let calls: { method: string; path: string; token: string | undefined; body: unknown }[];
-let browser: Browser;
-let server: Server;
-let baseUrl: string;
+let calls: ApiCall[];
+let suite: PageSuite;
 let pdf: Buffer;
 
-const WEB_SOURCE_DIR = fileURLToPath(new URL('../../services/gateway/web/', import.meta.url));
-const newestIn = (dir: string): number =>
-  Math.max(
-    0,
-    ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
-      entry.isDirectory() ? newestIn(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
-    ),
-  );
-const ensureBuilt = () => {
-  const built = join(WEB_DIST_DIR, 'envelope', 'index.html');
-  const sources = ['envelope', 'shared'].map((name) => newestIn(join(WEB_SOURCE_DIR, name)));
-  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources)) return;
-  const result = spawnSync('pnpm', ['--silent', 'build:web'], { cwd: WEB_SOURCE_DIR, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`pnpm build:web failed:\n${result.stdout}\n${result.stderr}`);
-};
-
 beforeAll(async () => {
-  ensureBuilt();
   pdf = await makePdf({ pages: 1, text: 'Lease' });
-  const html = loadWebPage('envelope');
-  const app = express();
-  app.use(express.json());
-  mountWebAssets(app);
-  app.get('/e/:token', (_req, res) => sendWebPage(res, html));
-  app.use('/envelope/api', (req, res, next) => {
-    calls.push({
-      method: req.method,
-      path: req.path,
-      token: req.get('X-Signing-Token'),
-      body: req.body as unknown,
-    });
-    next();
-  });
-  const reply = (res: express.Response, answer: Answer | undefined) =>
-    res.status(answer?.status ?? 500).json(answer?.json ?? { error: 'no answer' });
-  app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
-  app.get('/envelope/api/document', (_req, res) => res.type('application/pdf').send(pdf));
-  app.post('/envelope/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
-  app.post('/envelope/api/verify-code', (_req, res) => reply(res, answers.verify.shift()));
-  app.post('/envelope/api/request-code', (_req, res) => reply(res, answers.request.shift()));
-  server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  suite = await startPageSuite({
+    name: 'envelope',
+    route: '/e/:token',
+    api: '/envelope/api',
+    pdf,
+    record: (call) => calls.push(call),
+    answer: (app) => {
+      app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
+      app.post('/envelope/api/verify-code', (_req, res) => reply(res, answers.verify.shift()));
+      app.post('/envelope/api/request-code', (_req, res) => reply(res, answers.request.shift()));
+    },
   });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  server?.close();
+  await suite?.close();
 });
 
 beforeEach(() => {
@@ -114,18 +63,7 @@ beforeEach(() => {
   answers = { recipient: { status: 200, json: view(true) }, verify: [], request: [] };
 });
 
-const open = async (): Promise<{ page: Page; foreign: string[]; errors: string[] }> => {
-  const page = await browser.newPage({ viewport: { width: 375, height: 800 }, hasTouch: true });
-  const foreign: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (request) => {
-    const u = request.url();
-    if (!u.startsWith(baseUrl) && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  await page.goto(`${baseUrl}/e/${TOKEN}`);
-  return { page, foreign, errors };
-};
+const open = () => suite.open(`/e/${TOKEN}`, { width: 375, height: 800 });
 
 const paths = () => calls.map((c) => `${c.method} ${c.path}`);
 

@@ -7,41 +7,20 @@
  * otherwise, and a refused view as an `error`. The flow through the stack is test/e2e/envelope-embed.test.ts.
  */
 import { once } from 'node:events';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
 import {
   framedContentSecurityPolicy,
   loadWebPage,
   mountWebAssets,
-  WEB_DIST_DIR,
 } from '../../services/gateway/src/http/web-pages';
+import { ensureBuilt, launchChromium } from './page-harness';
 
 const TOKEN = 'Zb3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nP_-';
-const WEB_SOURCE_DIR = fileURLToPath(new URL('../../services/gateway/web/', import.meta.url));
-
-const newestIn = (dir: string): number =>
-  Math.max(
-    0,
-    ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
-      entry.isDirectory() ? newestIn(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
-    ),
-  );
-
-const ensureBuilt = () => {
-  const built = join(WEB_DIST_DIR, 'envelope', 'index.html');
-  const sources = ['envelope', 'shared'].map((name) => newestIn(join(WEB_SOURCE_DIR, name)));
-  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources)) return;
-  const result = spawnSync('pnpm', ['--silent', 'build:web'], { cwd: WEB_SOURCE_DIR, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`pnpm build:web failed:\n${result.stdout}\n${result.stderr}`);
-};
 
 /** What the fake API answers in the current test. */
 let embedOrigins: string[] | undefined;
@@ -76,7 +55,7 @@ let hostOrigin: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  ensureBuilt();
+  ensureBuilt('envelope');
   const pdf = await makePdf({ pages: 1, text: 'Lease' });
   const html = loadWebPage('envelope');
   hostServer = createServer((_req, res) => {
@@ -115,10 +94,7 @@ window.addEventListener('message', (event) => window.received.push({ origin: eve
   signingServer = app.listen(0, '127.0.0.1');
   await once(signingServer, 'listening');
   signingOrigin = `http://127.0.0.1:${(signingServer.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

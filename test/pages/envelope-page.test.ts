@@ -9,24 +9,12 @@
  * Not an end-to-end test: no gateway operation, NATS or document-store is involved here (the
  * end-to-end test through the stack lives in test/e2e).
  */
-import { once } from 'node:events';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import express from 'express';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import {
-  loadWebPage,
-  mountWebAssets,
-  sendWebPage,
-  WEB_DIST_DIR,
-} from '../../services/gateway/src/http/web-pages';
+import { drawOn, reply, type Answer, type ApiCall, startPageSuite, type PageSuite } from './page-harness';
 
 /** Screenshots of the page (phone, desktop), for a person to look at. */
 const screenshotDir = process.env.E2E_SCREENSHOTS ?? tmpdir();
@@ -73,8 +61,6 @@ const viewOf = (role: 'signer' | 'approver', fields: Field[]) => ({
   ],
 });
 
-type Answer = { status: number; json: unknown };
-
 /** What the fake API answers, per test, and every call it received. */
 let answers: {
   recipient: Answer;
@@ -82,78 +68,35 @@ let answers: {
   approve: Answer;
   decline: Answer;
 };
-let calls: { method: string; path: string; token: string | undefined; body: unknown }[];
+let calls: ApiCall[];
 
 const acted = (status: string, completing: boolean) => ({
   status: 200,
   json: { status, actedAt: '2030-01-01T00:00:00.000Z', envelopeStatus: 'pending', completing },
 });
 
-let browser: Browser;
-let server: Server;
-let baseUrl: string;
+let suite: PageSuite;
 let pdf: Buffer;
 
-const WEB_SOURCE_DIR = fileURLToPath(new URL('../../services/gateway/web/', import.meta.url));
-
-const newestIn = (dir: string): number =>
-  Math.max(
-    0,
-    ...readdirSync(dir, { withFileTypes: true }).map((entry) =>
-      entry.isDirectory() ? newestIn(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
-    ),
-  );
-
-/**
- * The test runs the BUILT page: built by `pnpm build:web` (as the e2e setup does), or here when it is
- * missing or older than the page's sources.
- */
-const ensureBuilt = () => {
-  const built = join(WEB_DIST_DIR, 'envelope', 'index.html');
-  const sources = ['envelope', 'shared'].map((name) => newestIn(join(WEB_SOURCE_DIR, name)));
-  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(...sources)) return;
-  const result = spawnSync('pnpm', ['--silent', 'build:web'], { cwd: WEB_SOURCE_DIR, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`pnpm build:web failed:\n${result.stdout}\n${result.stderr}`);
-};
-
 beforeAll(async () => {
-  ensureBuilt();
   pdf = await makePdf({ pages: 2, size: [A4.width, A4.height], text: 'Lease' });
-  const html = loadWebPage('envelope');
-  const app = express();
-  app.use(express.json());
-  mountWebAssets(app);
-  app.get('/e/:token', (_req, res) => sendWebPage(res, html));
-  app.use('/envelope/api', (req, res, next) => {
-    calls.push({
-      method: req.method,
-      path: req.path,
-      token: req.get('X-Signing-Token'),
-      body: req.body as unknown,
-    });
-    next();
-  });
-  const reply = (res: express.Response, answer: Answer) => res.status(answer.status).json(answer.json);
-  app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
-  app.get('/envelope/api/document', (_req, res) => res.type('application/pdf').send(pdf));
-  app.post('/envelope/api/view', (_req, res) => res.json({ viewedAt: '2030-01-01T00:00:00.000Z' }));
-  app.post('/envelope/api/sign', (_req, res) =>
-    reply(res, answers.sign.shift() ?? { status: 500, json: { error: 'no answer' } }),
-  );
-  app.post('/envelope/api/approve', (_req, res) => reply(res, answers.approve));
-  app.post('/envelope/api/decline', (_req, res) => reply(res, answers.decline));
-  server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  suite = await startPageSuite({
+    name: 'envelope',
+    route: '/e/:token',
+    api: '/envelope/api',
+    pdf,
+    record: (call) => calls.push(call),
+    answer: (app) => {
+      app.get('/envelope/api/recipient', (_req, res) => reply(res, answers.recipient));
+      app.post('/envelope/api/sign', (_req, res) => reply(res, answers.sign.shift()));
+      app.post('/envelope/api/approve', (_req, res) => reply(res, answers.approve));
+      app.post('/envelope/api/decline', (_req, res) => reply(res, answers.decline));
+    },
   });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  server?.close();
+  await suite?.close();
 });
 
 beforeEach(() => {
@@ -167,19 +110,7 @@ beforeEach(() => {
 });
 
 /** The page on the link, watching for requests to any other origin and for script errors. */
-const open = async (viewport = { width: 1100, height: 900 }) => {
-  const page = await browser.newPage({ viewport, hasTouch: viewport.width < 500 });
-  const foreign: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (request) => {
-    const u = request.url();
-    if (!u.startsWith(baseUrl) && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  const response = await page.goto(`${baseUrl}/e/${TOKEN}`);
-  expect(response?.headers()['content-security-policy']).toContain("default-src 'self'");
-  return { page, foreign, errors };
-};
+const open = (viewport?: { width: number; height: number }) => suite.open(`/e/${TOKEN}`, viewport);
 
 /** The page is ready: every page drawn and the view reported. */
 const ready = async (page: Page) => {
@@ -196,20 +127,6 @@ const expectCleanRun = (run: { foreign: string[]; errors: string[] }) => {
   expect(run.errors).toEqual([]);
   expect(calls.length).toBeGreaterThan(0);
   for (const call of calls) expect(call.token).toBe(TOKEN);
-};
-
-const drawOn = async (page: Page, canvasSelector: string) => {
-  const canvas = page.locator(canvasSelector);
-  await canvas.scrollIntoViewIfNeeded();
-  const b = await canvas.boundingBox();
-  if (!b) throw new Error('no canvas');
-  await page.mouse.move(b.x + b.width * 0.1, b.y + b.height * 0.6);
-  await page.mouse.down();
-  for (let i = 1; i <= 15; i++)
-    await page.mouse.move(b.x + b.width * (0.1 + 0.05 * i), b.y + b.height * (0.6 - 0.3 * Math.sin(i / 2)), {
-      steps: 2,
-    });
-  await page.mouse.up();
 };
 
 /** Presses Tab until the focused element matches `selector` (keyboard only; fails after 80 presses). */

@@ -7,14 +7,22 @@
  *     signature once (and initials once when they have an initials field) and finishes;
  *   - an approver approves;
  *   - either may decline, with a reason.
- * Everything the sender or the server wrote is shown as text (textContent), never as markup.
+ * Everything the sender or the server wrote is shown as text (textContent), never as markup. The frame
+ * it shares with the send's signing page (client, done screen, ended links, acts, decline form) is
+ * shared/link-page.ts.
  */
-import { MAX_DECLINE_REASON_LENGTH } from '@esign/contracts/constants';
-import type { Middleware } from 'openapi-fetch';
 import type { components } from '../../../../libs/sdk/src/generated/api';
 import { byId, h } from '../shared/dom';
-import { answerOf, ApiError, createApiClient } from '../shared/http';
-import { placeOverlay, renderPdf, type PdfPageView } from '../shared/pdf-view';
+import { answerOf } from '../shared/http';
+import {
+  createLinkClient,
+  createLinkPage,
+  formatDate,
+  messageOf as linkMessageOf,
+  show,
+  showSenderMessage,
+} from '../shared/link-page';
+import { placeOverlay, type PdfPageView } from '../shared/pdf-view';
 import { createSignaturePad, type SignaturePad } from '../shared/signature-pad';
 import { enterEmailCode } from './code-step';
 import { connectParent, embedDataOfPage, tellParent } from './embed';
@@ -30,9 +38,6 @@ const MAX_TEXT_FIELD_LENGTH = 500;
 
 const title = byId('title');
 const intro = byId('intro');
-const statusLine = byId('status');
-const errorBox = byId('error');
-const documentView = byId('document');
 const panel = byId('act-panel');
 const signerPart = byId('signer-part');
 const approverPart = byId('approver-part');
@@ -40,46 +45,13 @@ const finishButton = byId<HTMLButtonElement>('finish-button');
 const finishError = byId('finish-error');
 const approveButton = byId<HTMLButtonElement>('approve-button');
 const approveError = byId('approve-error');
-const declineOpen = byId<HTMLButtonElement>('decline-open');
-const declineForm = byId<HTMLFormElement>('decline-form');
-const declineReason = byId<HTMLTextAreaElement>('decline-reason');
-declineReason.maxLength = MAX_DECLINE_REASON_LENGTH;
-const declineError = byId('decline-error');
-const declineButton = byId<HTMLButtonElement>('decline-button');
-const declineClose = byId<HTMLButtonElement>('decline-close');
 const guide = byId('guide');
 const remainingLine = byId('remaining');
 const nextButton = byId<HTMLButtonElement>('next-field');
-const done = byId('done');
 
 /** The token is the last segment of the page's path (`/e/<token>`). */
 const token = window.location.pathname.split('/').filter(Boolean).pop() ?? '';
-/** Every call of this page carries the link's token in a header (never in another URL). */
-const withToken: Middleware = {
-  onRequest({ request }) {
-    request.headers.set('X-Signing-Token', token);
-  },
-};
-const client = createApiClient(withToken);
-
-const show = (el: HTMLElement, message: string) => {
-  el.textContent = message;
-  el.hidden = message === '';
-};
-
-/** The page has nothing more to offer: a heading and a message, the document kept when it was acted on. */
-const finish = (heading: string, message: string, keepDocument = false) => {
-  panel.hidden = true;
-  guide.hidden = true;
-  document.body.classList.remove('guided');
-  documentView.hidden = !keepDocument;
-  show(errorBox, '');
-  statusLine.textContent = '';
-  byId('done-heading').textContent = heading;
-  byId('done-message').textContent = message;
-  done.hidden = false;
-  done.focus();
-};
+const client = createLinkClient(token);
 
 const ENDED_HEADINGS: Record<LinkEnded['status'], string> = {
   completed: 'Envelope complete',
@@ -89,38 +61,34 @@ const ENDED_HEADINGS: Record<LinkEnded['status'], string> = {
   acted: 'Already done',
 };
 
-const isEndedStatus = (status: unknown): status is LinkEnded['status'] =>
-  typeof status === 'string' && Object.hasOwn(ENDED_HEADINGS, status);
-
-const endedStatusOf = (body: unknown): LinkEnded['status'] | undefined =>
-  body !== null && typeof body === 'object' && 'status' in body && isEndedStatus(body.status)
-    ? body.status
-    : undefined;
-
-/** A 404 or 410 ends the page with the server's words; anything else is shown next to what was tried. */
-const endedBy = (err: unknown): boolean => {
-  if (!(err instanceof ApiError)) return false;
-  if (err.status === 410) {
-    const status = endedStatusOf(err.body) ?? 'expired';
-    finish(ENDED_HEADINGS[status], err.message);
-    tellParent('error', { status, message: err.message });
-    return true;
-  }
-  if (err.status === 404) {
-    finish('Link not valid', err.message);
-    tellParent('error', { status: 'not_found', message: err.message });
-    return true;
-  }
-  return false;
-};
-
+/** A failure in the gateway's words, and a PDF that could not be drawn in pdf-view's. */
 const messageOf = (err: unknown): string =>
-  err instanceof ApiError || (err instanceof Error && err.name === 'PdfViewError')
-    ? err.message
-    : 'Something went wrong. Please reload the page and try again.';
+  err instanceof Error && err.name === 'PdfViewError' ? err.message : linkMessageOf(err);
 
-const formatDate = (iso: string) =>
-  new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' });
+const linkPage = createLinkPage({
+  panel,
+  endedHeadings: ENDED_HEADINGS,
+  actButtons: [finishButton, approveButton],
+  decline: {
+    send: (reason) => answerOf(client.POST('/envelope/api/decline', { body: { reason } })),
+    declined: () => {
+      tellParent('declined');
+      finish(
+        'Declined',
+        'You declined. The envelope has ended: the sender and those who already acted have been told, with your reason.',
+      );
+    },
+  },
+  // The page has nothing more to offer: the guide goes too.
+  onFinish: () => {
+    guide.hidden = true;
+    document.body.classList.remove('guided');
+  },
+  // An ended or unknown link, or a page that could not load, is the parent's one `error`.
+  onError: (error) => tellParent('error', { ...error }),
+  messageOf,
+});
+const { documentView, finish, endedBy } = linkPage;
 
 /** The date a date field takes: the signing day, YYYY-MM-DD in UTC (as the gateway draws it). */
 const today = () => new Date().toISOString().slice(0, 10);
@@ -330,19 +298,13 @@ nextButton.addEventListener('click', () => {
   if (after) goTo(after);
 });
 
-let busy = false;
-const setBusy = (value: boolean) => {
-  busy = value;
-  for (const button of [finishButton, approveButton, declineButton, declineOpen]) button.disabled = value;
-};
-
 const afterActing = (completing: boolean, what: 'signed' | 'approved') =>
   completing
     ? `Thank you, you ${what} the document. Everyone has now acted: the document is being sealed, and the completed PDF will be emailed to every recipient.`
     : `Thank you, you ${what} the document. The others on this envelope are asked next; once everyone has acted, the completed PDF will be emailed to you.`;
 
 finishButton.addEventListener('click', () => {
-  if (busy || !view || !signaturePad) return;
+  if (linkPage.isBusy() || !view || !signaturePad) return;
   const empty = emptyRequired();
   const first = empty[0];
   if (first) {
@@ -367,73 +329,29 @@ finishButton.addEventListener('click', () => {
     if (item.target instanceof HTMLInputElement && item.field.type === 'checkbox')
       values[String(item.index)] = item.target.checked;
   }
-  show(finishError, '');
-  setBusy(true);
-  statusLine.textContent = 'Signing… this takes a few seconds.';
-  void answerOf(
-    client.POST('/envelope/api/sign', { body: { signature, ...(initials ? { initials } : {}), values } }),
-  )
-    .then((signed) => {
+  linkPage.act({
+    call: () =>
+      answerOf(
+        client.POST('/envelope/api/sign', { body: { signature, ...(initials ? { initials } : {}), values } }),
+      ),
+    error: finishError,
+    working: 'Signing… this takes a few seconds.',
+    done: (signed) => {
       tellParent('signed', { envelopeStatus: signed.envelopeStatus, completing: signed.completing });
       finish('Signed', afterActing(signed.completing, 'signed'), true);
-    })
-    .catch((err: unknown) => {
-      statusLine.textContent = '';
-      if (endedBy(err)) return;
-      show(finishError, messageOf(err));
-      setBusy(false);
-    });
+    },
+  });
 });
 
 approveButton.addEventListener('click', () => {
-  if (busy) return;
-  show(approveError, '');
-  setBusy(true);
-  void answerOf(client.POST('/envelope/api/approve'))
-    .then((approved) => {
+  linkPage.act({
+    call: () => answerOf(client.POST('/envelope/api/approve')),
+    error: approveError,
+    done: (approved) => {
       tellParent('approved', { envelopeStatus: approved.envelopeStatus, completing: approved.completing });
       finish('Approved', afterActing(approved.completing, 'approved'), true);
-    })
-    .catch((err: unknown) => {
-      if (endedBy(err)) return;
-      show(approveError, messageOf(err));
-      setBusy(false);
-    });
-});
-
-declineOpen.addEventListener('click', () => {
-  declineForm.hidden = false;
-  declineReason.focus();
-});
-declineClose.addEventListener('click', () => {
-  declineForm.hidden = true;
-  show(declineError, '');
-  declineOpen.focus();
-});
-declineForm.addEventListener('submit', (event) => {
-  event.preventDefault();
-  if (busy) return;
-  const reason = declineReason.value.trim();
-  if (!reason) {
-    show(declineError, 'Please tell the sender why you decline (a reason is required).');
-    declineReason.focus();
-    return;
-  }
-  show(declineError, '');
-  setBusy(true);
-  void answerOf(client.POST('/envelope/api/decline', { body: { reason } }))
-    .then(() => {
-      tellParent('declined');
-      finish(
-        'Declined',
-        'You declined. The envelope has ended: the sender and those who already acted have been told, with your reason.',
-      );
-    })
-    .catch((err: unknown) => {
-      if (endedBy(err)) return;
-      show(declineError, messageOf(err));
-      setBusy(false);
-    });
+    },
+  });
 });
 
 /** Initials from a name: the first letter of each word ("Ada King Lovelace" → "AKL"). */
@@ -450,12 +368,7 @@ const showHeader = (envelope: RecipientView) => {
   title.textContent = envelope.subject;
   document.title = `${envelope.subject} – ${ROLE_NAMES[recipient.role]}`;
   intro.textContent = `${envelope.senderEmail} asks ${recipient.name} to ${ROLE_WORDS[recipient.role]} “${envelope.fileName}”. The link works until ${formatDate(envelope.expiresAt)}.`;
-  if (envelope.message) {
-    // Text only, as the email shows it: whatever markup it holds is shown, never interpreted.
-    byId('sender-message-from').textContent = `Message from ${envelope.senderEmail}`;
-    byId('sender-message-text').textContent = envelope.message;
-    byId('sender-message').hidden = false;
-  }
+  showSenderMessage(envelope);
   if (envelope.others.length > 0) {
     const others = [...envelope.others].sort((a, b) => a.order - b.order);
     byId('others-summary').textContent =
@@ -521,10 +434,7 @@ const start = async () => {
   try {
     envelope = await answerOf(client.GET('/envelope/api/recipient'));
   } catch (err) {
-    if (!endedBy(err)) {
-      show(errorBox, messageOf(err));
-      tellParent('error', { message: messageOf(err) });
-    }
+    linkPage.failed(err);
     return;
   }
   view = envelope;
@@ -540,21 +450,14 @@ const start = async () => {
     });
     if (!unlocked) return;
   }
-  statusLine.textContent = 'Loading the document…';
-  try {
-    const bytes = await answerOf(client.GET('/envelope/api/document', { parseAs: 'arrayBuffer' }));
-    const pdf = await renderPdf(documentView, { data: bytes }, { maxPages: envelope.pageCount });
-    fields = placeFields(pdf.pages, envelope.recipient);
-    documentView.setAttribute('aria-busy', 'false');
-    statusLine.textContent = `The document has ${pdf.pageCount} page${pdf.pageCount === 1 ? '' : 's'}.`;
-  } catch (err) {
-    statusLine.textContent = '';
-    if (!endedBy(err)) {
-      show(errorBox, messageOf(err));
-      tellParent('error', { message: messageOf(err) });
-    }
-    return;
-  }
+  const shown = await linkPage.showDocument({
+    load: () => answerOf(client.GET('/envelope/api/document', { parseAs: 'arrayBuffer' })),
+    maxPages: envelope.pageCount,
+    place: (pages) => {
+      fields = placeFields(pages, envelope.recipient);
+    },
+  });
+  if (!shown) return;
   const { role } = envelope.recipient;
   if (role === 'signer') setUpSigner(envelope.recipient);
   else if (role === 'approver') {
