@@ -124,8 +124,8 @@ export interface SignHooks {
   network?<T>(request: () => Promise<T>): Promise<T>;
   /**
    * Sign without asking any TSA, even when time-stamping is on: the signature carries no timestamp
-   * (and B-LTA no document timestamp: it is written as B-LT). For a worker's start-up warm-up only,
-   * which must reach no network and whose document goes nowhere.
+   * (and B-LTA no document timestamp: it is written as B-LT). For the service's own start-up
+   * warm-up only (`SIGN_WARM_UP_MS`), which must reach no TSA and whose document goes nowhere.
    */
   readonly offline?: boolean;
 }
