@@ -7,6 +7,8 @@
  * `--tsa-delay MS` measures instead what time-stamping costs the stack's throughput: 1-page signings
  * without timestamps, then with a stand-in TSA that answers every request MS ms after it arrived,
  * concurrently (a production TSA's round trip; the local openssl one answers one at a time).
+ * `--restart SERVICES` measures instead where a stack just started loses its time: the CPU of every
+ * process per signing with the stack just started, warm, and with each of SERVICES restarted alone.
  */
 import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -40,6 +42,11 @@ const { values: args } = parseArgs({
     // one whose TSA answers after this many ms (concurrently), at each of --tsa-connections.
     'tsa-delay': { type: 'string' },
     'tsa-connections': { type: 'string', default: '8,32' },
+    // Instead of the measurement: where a stack just started loses its time. The CPU of every process
+    // per 1-page request with the whole stack just started (after --warmup requests), once warm (after
+    // --warm more), then with each of these services stopped and started again alone in the warm stack.
+    restart: { type: 'string' },
+    warm: { type: 'string', default: '2000' },
   },
 });
 const SMALL_REQUESTS = Number(args.small);
@@ -592,6 +599,68 @@ const compareTsa = async (delayMs: number) => {
   process.stdout.write(lines.join('\n'));
 };
 
-if (args['tsa-delay'] !== undefined) await compareTsa(Number(args['tsa-delay']));
+/**
+ * `--restart <services>`: where a stack just started loses its time, process by process. One stack;
+ * SMALL_REQUESTS 1-page signings measured (CPU of every process from /proc, per request, and the first
+ * signer's by thread) after --warmup requests (all just started), after --warm more (all warm), then,
+ * for each service named, after it was stopped and started again and given --warmup requests while
+ * the others stay warm: what that one service's coldness costs, and what a stack just started costs
+ * beyond the sum of its services' (a slower stack, whose every message costs more).
+ */
+const compareRestarts = async (services: ServiceName[]) => {
+  process.stdout.write('preparing fixtures and the stack…\n');
+  const form = await smallSignForm();
+  const test = await startTestStack(benchStackOptions('bench_restart'));
+  try {
+    const unknown = services.filter((service) => !(service in test.stack.pids()));
+    if (unknown.length > 0) throw new Error(`--restart: not in the benchmark's stack: ${unknown.join(', ')}`);
+    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const post = signingPoster(test.stack.gatewayUrl, await benchKey(test), agent)(form);
+    const warmUp = () =>
+      run(Number(args.warmup), Math.min(CONCURRENCY, Number(args.warmup)), post, () => () => 0);
+    const groups = (): [string, number[]][] => [
+      ...Object.entries(test.stack.pids()).map(([name, list]): [string, number[]] => [name, list ?? []]),
+      ['postgres', pidsNamed(/^postgres/)],
+      ['nats-server', pidsNamed(/^nats-server/)],
+      ['client + S3 server', [process.pid]],
+    ];
+    const measure = async (label: string) => {
+      // Read afresh each time: a restarted service has new process ids (and Postgres new backends).
+      const cpuGroups = groups();
+      const before = cpuGroups.map(([, pids]) => pids.reduce((t, pid) => t + cpuMs(pid), 0));
+      const signerPid = test.stack.pids()['pdf-signer']?.[0] ?? 0;
+      const threadsBefore = threadCpuMs(signerPid);
+      const result = await run(SMALL_REQUESTS, CONCURRENCY, post, () => () => 0);
+      const perRequest = cpuGroups.map(
+        ([name, pids], i) =>
+          [name, (pids.reduce((t, pid) => t + cpuMs(pid), 0) - (before[i] ?? 0)) / SMALL_REQUESTS] as const,
+      );
+      const total = perRequest.reduce((sum, [, ms]) => sum + ms, 0);
+      const threads = [...threadCpuMs(signerPid)]
+        .map(([tid, ms]) => ({ tid, ms: (ms - (threadsBefore.get(tid) ?? 0)) / SMALL_REQUESTS }))
+        .filter(({ ms }) => ms > 0)
+        .map(({ tid, ms }) => `${tid === signerPid ? 'main' : tid - signerPid} ${ms.toFixed(2)}`);
+      process.stdout.write(
+        `${label.padEnd(34)} ${(SMALL_REQUESTS / result.seconds).toFixed(1).padStart(7)} req/s, CPU per request ${total.toFixed(2)} ms: ${perRequest.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')}\n${''.padEnd(36)}pdf-signer by thread (main, then others by their id's offset from it): ${threads.join(', ')}\n`,
+      );
+    };
+    await warmUp();
+    await measure(`all just started (${args.warmup})`);
+    await run(Number(args.warm), CONCURRENCY, post, () => () => 0);
+    await measure(`all warm (+${args.warm})`);
+    for (const service of services) {
+      await test.stack.stopService(service);
+      await test.stack.startService(service);
+      await warmUp();
+      await measure(`${service} restarted (${args.warmup})`);
+    }
+    agent.destroy();
+  } finally {
+    await test.stop();
+  }
+};
+
+if (args.restart !== undefined) await compareRestarts(args.restart.split(',') as ServiceName[]);
+else if (args['tsa-delay'] !== undefined) await compareTsa(Number(args['tsa-delay']));
 else if (Number(args['metrics-compare']) > 0) await compareMetrics(Number(args['metrics-compare']));
 else await main();

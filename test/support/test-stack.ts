@@ -45,7 +45,8 @@ export const startTestStack = async (
     ...rest,
     serviceEnv: {
       ...rest.serviceEnv,
-      'pdf-signer': { TSA_URLS: tsa.url, ...rest.serviceEnv?.['pdf-signer'] },
+      // A short warm-up: test stacks start (and restart) services often; the default is 3 s.
+      'pdf-signer': { TSA_URLS: tsa.url, SIGN_WARM_UP_MS: '300', ...rest.serviceEnv?.['pdf-signer'] },
     },
     natsUrl,
     databaseUrl: db.url,

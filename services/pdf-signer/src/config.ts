@@ -6,6 +6,7 @@ import type { SigningMaterial } from './domain/cms/load-signing-identity';
 import type { TimestampSettings } from './domain/ltv/request-timestamp';
 import type { RevocationSettings } from './domain/ltv/revocation';
 import { WORKER_YOUNG_GENERATION_MB } from './workers/worker-limits';
+import { MAIN_THREAD_WARM_UP_SIGNINGS, WARM_UP_MAX_SIGNINGS, type SignWarmUp } from './workers/warm-up-plan';
 
 /** Environment of the pdf-signer service. */
 export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
@@ -77,6 +78,15 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .default(50)
       .describe(
         'How long a document waits for the warmest signing worker while it is busy with a document that began less than this many ms ago, before a colder idle worker takes it (ms). Short documents then stay on one worker, which costs less CPU each than spreading them; none waits behind a long one more than this. 0: any idle worker at once.',
+      ),
+    SIGN_WARM_UP_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(3000)
+      .describe(
+        `How long each signing worker signs synthetic one-page documents of its own before it takes jobs (ms; at most ${WARM_UP_MAX_SIGNINGS} signings, at least one), at start-up and when it replaces a worker that ended; then, at start-up, the main thread sends such documents through the pool for as long again (at most ${MAIN_THREAD_WARM_UP_SIGNINGS}), each with a read of an upload that does not exist. Only then does the service subscribe to its subjects and answer /readyz, so that the first requests do not pay for V8 optimising the signing code. A drawn and a typed signature, at PADES_LEVEL (B-LTA as B-LT), no TSA asked, nothing stored, sent or counted in metrics. 0: none.`,
       ),
     PUBLIC_BASE_URL: z
       .url()
@@ -270,6 +280,17 @@ export const timestampSettings = (config: TPdfSignerEnv): TimestampSettings | un
   config.TSA_URLS.length === 0
     ? undefined
     : { urls: config.TSA_URLS, timeoutMs: config.TSA_TIMEOUT_MS, maxTokenBytes: config.TSA_TOKEN_MAX_BYTES };
+
+/** What each signing worker signs for itself before it takes jobs (undefined: nothing). */
+export const warmUpSettings = (config: TPdfSignerEnv): SignWarmUp | undefined =>
+  config.SIGN_WARM_UP_MS === 0
+    ? undefined
+    : {
+        budgetMs: config.SIGN_WARM_UP_MS,
+        maxSignings: WARM_UP_MAX_SIGNINGS,
+        padesLevel: config.PADES_LEVEL,
+        verifyBaseUrl: config.PUBLIC_BASE_URL,
+      };
 
 /** How revocation data (OCSP/CRL) of the signing chain and the TSA's certificates is fetched. */
 export const revocationSettings = (config: TPdfSignerEnv): RevocationSettings => ({

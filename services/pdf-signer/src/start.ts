@@ -11,7 +11,13 @@ import {
 } from '@esign/contracts';
 import { createLogger, createOutageLog, healthServer, startService, metricsResource } from '@esign/telemetry';
 import type { Logger } from '@esign/telemetry';
-import { readSigningMaterial, revocationSettings, signWorkerCount, timestampSettings } from './config';
+import {
+  readSigningMaterial,
+  revocationSettings,
+  signWorkerCount,
+  timestampSettings,
+  warmUpSettings,
+} from './config';
 import type { TPdfSignerEnv } from './config';
 import {
   createCompleteEnvelopeHandler,
@@ -23,6 +29,7 @@ import { createInspectPdfHandler } from './handlers/inspect-pdf';
 import { createSignPdfHandler } from './handlers/sign-pdf';
 import { createVerifyPdfHandler } from './handlers/verify-pdf';
 import { startVerifier } from './verify/start-verifier';
+import { warmUpService } from './warm-up-service';
 import { createSignerMetrics } from './workers/signer-metrics';
 import { startSignPool } from './workers/start-sign-pool';
 
@@ -65,6 +72,7 @@ export const startPdfSigner = (
           signing: readSigningMaterial(config),
           timestamps: timestampSettings(config),
           revocation: revocationSettings(config),
+          warmUp: warmUpSettings(config),
           logger,
           metrics: signerMetrics,
         }),
@@ -96,6 +104,15 @@ export const startPdfSigner = (
       },
       ready: (blob) => blob.ping(),
     });
+    // Before the bus: no request reaches this process until its warm-up is done (SIGN_WARM_UP_MS).
+    const warmUp = warmUpSettings(config);
+    if (warmUp) {
+      await use({
+        name: 'warm-up',
+        start: () =>
+          warmUpService({ pool: signer, blob, plan: warmUp, maxFileBytes: config.MAX_FILE_BYTES, logger }),
+      });
+    }
     const bus = await use(busResource({ ...busOptionsFrom(config), name: 'pdf-signer', logger }));
     await bus.serve(
       [

@@ -5,6 +5,7 @@ import { makePdf, pdfSig, startTestTsa } from '@esign/testing';
 import type { TestTsa } from '@esign/testing';
 import type { TimestampSettings } from '../src/domain/ltv/request-timestamp';
 import { startSignPool } from '../src/workers/start-sign-pool';
+import type { SignWarmUp } from '../src/workers/warm-up-plan';
 import { valueOf } from '@esign/testing';
 import { scrapeMetrics } from './scrape-metrics';
 import { startTestSigner } from './start-test-signer';
@@ -197,7 +198,7 @@ describe('a worker that runs out of memory', () => {
 });
 
 describe('the pool at start-up', () => {
-  const started = async (timestamps?: TimestampSettings, spillMs?: number) => {
+  const started = async (timestamps?: TimestampSettings, spillMs?: number, warmUp?: SignWarmUp) => {
     const lines: Record<string, unknown>[] = [];
     const logger = createLogger({
       service: 'pdf-signer',
@@ -211,6 +212,7 @@ describe('the pool at start-up', () => {
       logger,
       timestamps,
       ...(spillMs === undefined ? {} : { spillMs }),
+      ...(warmUp ? { warmUp } : {}),
     });
     return { pool, lines, ready: lines.filter((l) => l.msg === 'signing worker ready') };
   };
@@ -224,12 +226,18 @@ describe('the pool at start-up', () => {
     receivedAt: new Date().toISOString(),
   });
 
-  it('warms every worker up with one signing before it takes jobs, and keeps short documents on the warmest worker', async () => {
+  it('warms every worker up within its budget before it takes jobs, and keeps short documents on the warmest worker', async () => {
     // A spill time no signing here reaches even on a loaded machine: the policy, not the timing, is tested.
-    const { pool, ready } = await started(undefined, 10_000);
+    const { pool, ready } = await started(undefined, 10_000, { budgetMs: 60_000, maxSignings: 3 });
     try {
       expect(ready).toHaveLength(2);
-      for (const line of ready) expect(line.warmUpMs).toEqual(expect.any(Number));
+      // The most signings, well within the time: exactly that many each.
+      for (const line of ready) {
+        expect(line.warmUpMs).toBeGreaterThanOrEqual(0);
+        expect(line.warmUpSignings).toBe(3);
+      }
+      // Its own signings are not jobs: the warmest-worker policy starts from none.
+      expect(pool.jobsPerWorker()).toEqual([0, 0]);
       // One at a time: always the same worker, so its heap holds the garbage of the last document
       // and V8 compiles the signing code in one isolate only; the other stays untouched.
       for (let i = 0; i < 4; i++) await pool.sign(await input());
@@ -257,17 +265,27 @@ describe('the pool at start-up', () => {
     }
   });
 
-  it('does no warm-up signing when signatures are timestamped (it would ask the TSA for a token)', async () => {
+  it('warms up offline when signatures are timestamped: no TSA is asked', async () => {
     // Nothing listens there: a warm-up that asked it would fail and log a warning.
-    const { pool, lines, ready } = await started({
-      urls: ['http://127.0.0.1:9/'],
-      timeoutMs: 500,
-      maxTokenBytes: 12_288,
-    });
+    const { pool, lines, ready } = await started(
+      { urls: ['http://127.0.0.1:9/'], timeoutMs: 500, maxTokenBytes: 12_288 },
+      undefined,
+      { budgetMs: 60_000, maxSignings: 2, padesLevel: 'B-LTA' },
+    );
+    try {
+      expect(ready).toHaveLength(2);
+      for (const line of ready) expect(line).toMatchObject({ warmUpSignings: 2 });
+      expect(lines.map((l) => String(l.msg))).not.toContain('signing worker warm-up failed');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('does no warm-up without one asked for', async () => {
+    const { pool, ready } = await started();
     try {
       expect(ready).toHaveLength(2);
       for (const line of ready) expect(line).not.toHaveProperty('warmUpMs');
-      expect(lines.map((l) => String(l.msg))).not.toContain('signing worker warm-up failed');
     } finally {
       await pool.close();
     }

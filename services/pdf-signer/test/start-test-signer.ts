@@ -50,9 +50,18 @@ export const DEFAULT_SIGNER: TSignPdfRequest['signer'] = {
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64) TestBrowser/1.0',
 };
 
-/** Start a signer with `env` on top of the test infrastructure's settings. */
-export const startTestSigner = async (env: Record<string, string> = {}): Promise<TestSigner> => {
+/**
+ * Start a signer with `env` on top of the test infrastructure's settings (a short warm-up:
+ * SIGN_WARM_UP_MS 100, unless `env` says otherwise). `write` receives the service's log lines (JSON).
+ */
+export const startTestSigner = async (
+  env: Record<string, string> = {},
+  options: { write?: (line: string) => void } = {},
+): Promise<TestSigner> => {
   const quiet = createLogger({ service: 'pdf-signer-test', level: 'error', write: () => undefined });
+  const logger = options.write
+    ? createLogger({ service: 'pdf-signer', level: 'info', write: options.write })
+    : quiet;
   const s3 = await startTestS3();
   const prefix = uniqueBusPrefix('pdfsig');
   const bucket = 'pdf-signer-test';
@@ -65,9 +74,10 @@ export const startTestSigner = async (env: Record<string, string> = {}): Promise
     S3_REGION: s3.region,
     S3_BUCKET: bucket,
     LOG_LEVEL: 'error',
+    SIGN_WARM_UP_MS: '100',
     ...env,
   });
-  const service = await startPdfSigner(config, { logger: quiet });
+  const service = await startPdfSigner(config, { logger });
   const client: Bus = await connectBus({
     url: config.NATS_URL,
     name: 'pdf-signer-test',

@@ -122,6 +122,12 @@ export interface SignHooks {
    * meanwhile, so that its pool may hand the worker another job.
    */
   network?<T>(request: () => Promise<T>): Promise<T>;
+  /**
+   * Sign without asking any TSA, even when time-stamping is on: the signature carries no timestamp
+   * (and B-LTA no document timestamp: it is written as B-LT). For the service's own start-up
+   * warm-up only (`SIGN_WARM_UP_MS`), which must reach no TSA and whose document goes nowhere.
+   */
+  readonly offline?: boolean;
 }
 
 /** Signs documents in-process: the same code the `pdf.sign` handler runs. */
@@ -190,7 +196,9 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
 
   const sign = async (input: SignInput, hooks?: SignHooks): Promise<SignResult> => {
     try {
-      return await signDocument(input, hooks?.network ? hooks.network.bind(hooks) : undefined);
+      return await signDocument(input, hooks?.network ? hooks.network.bind(hooks) : undefined, {
+        offline: hooks?.offline === true,
+      });
     } catch (err) {
       // Our own documents (converted images) are never damaged: only an uploaded PDF can be at fault.
       if (input.kind === 'pdf' && isPdfLibraryFailure(err)) throw damagedDocument();
@@ -207,11 +215,14 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
   const signDocument = async (
     input: SignInput,
     network: (<T>(request: () => Promise<T>) => Promise<T>) | undefined,
+    { offline }: { offline: boolean },
   ): Promise<SignResult> => {
+    // An offline signing asks no TSA (SignHooks.offline): as if time-stamping were off.
+    const stamper = offline ? undefined : requestTimestamp;
     // A TSA token: awaited on the network, so marked as such for the caller (see SignHooks).
     const timestampOver = (bytes: Buffer): Promise<SignatureTimestamp> => {
-      if (!requestTimestamp) throw new Error('time-stamping is off');
-      return network ? network(() => requestTimestamp(bytes)) : requestTimestamp(bytes);
+      if (!stamper) throw new Error('time-stamping is off');
+      return network ? network(() => stamper(bytes)) : stamper(bytes);
     };
     const received = new Date(input.receivedAt);
     if (Number.isNaN(received.getTime())) {
@@ -257,7 +268,7 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
       signedPages,
       originalPageCount,
       certificate: { subject: certificateSubject, fingerprint256: identity.fingerprint256 },
-      timestamped: requestTimestamp !== undefined,
+      timestamped: stamper !== undefined,
       ...(input.verifyBaseUrl ? { verifyUrl: verifyUrlFor(input.verifyBaseUrl, auditId) } : {}),
     };
     const auditPage = addAuditPage({ doc, facts, library, fonts });
@@ -279,7 +290,7 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
       contactInfo: input.signer.email,
       fieldName: `Signature ${auditId}`,
       base,
-      timestamp: requestTimestamp
+      timestamp: stamper
         ? async (signatureValue) => {
             stamped.value = await timestampOver(signatureValue);
             return stamped.value.token;
@@ -293,8 +304,11 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
     // and refreshed like the signing chain's. A revoked TSA certificate refuses the seal.
     revocation?.notice(tsaCertificates);
     const tsaRevocation = revocation?.dataFor(tsaCertificates);
-    lastTsaDssBytes = derBytes(tsaCertificates, tsaRevocation);
-    if (input.padesLevel === 'B-LT' || input.padesLevel === 'B-LTA') {
+    // An offline signing has no TSA certificates to measure: the next DSS is sized by the last token's.
+    if (stamped.value) lastTsaDssBytes = derBytes(tsaCertificates, tsaRevocation);
+    // Offline, B-LTA is written as B-LT: its document timestamp would need a TSA.
+    const padesLevel = offline && input.padesLevel === 'B-LTA' ? 'B-LT' : input.padesLevel;
+    if (padesLevel === 'B-LT' || padesLevel === 'B-LTA') {
       const sealedLength = bytes.length;
       bytes = appendDss({
         doc,
@@ -303,8 +317,8 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
         ocsps: [...(chainRevocation?.ocsps ?? []), ...(tsaRevocation?.ocsps ?? [])],
         crls: [...(chainRevocation?.crls ?? []), ...(tsaRevocation?.crls ?? [])],
       });
-      if (input.padesLevel === 'B-LTA') {
-        if (!requestTimestamp) throw new Error('PAdES B-LTA needs time-stamping authorities (TSA_URLS)');
+      if (padesLevel === 'B-LTA') {
+        if (!stamper) throw new Error('PAdES B-LTA needs time-stamping authorities (TSA_URLS)');
         bytes = await appendDocumentTimestamp({
           doc,
           file: bytes,
@@ -351,7 +365,7 @@ export const assembleSigner = async (options: AssembleSignerOptions = {}): Promi
             pageCount,
             // Earlier digital signatures kept intact (the document was sealed as an incremental update).
             priorSignatures,
-            padesLevel: input.padesLevel ?? 'B-T',
+            padesLevel: padesLevel ?? 'B-T',
             // The RFC 3161 timestamp embedded in the signature: the TSA's time and who it is.
             ...(timestamp
               ? {

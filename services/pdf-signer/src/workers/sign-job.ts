@@ -12,6 +12,7 @@ import type { SigningMaterial } from '../domain/cms/load-signing-identity';
 import type { TimestampSettings } from '../domain/ltv/request-timestamp';
 import type { RevocationSettings } from '../domain/ltv/revocation';
 import type { LtvRequest } from '../domain/ltv/ports';
+import type { SignWarmUp } from './warm-up-plan';
 
 /** What a signing worker is started with (its `workerData`). */
 export interface SignWorkerSetup {
@@ -22,12 +23,16 @@ export interface SignWorkerSetup {
   readonly timestamps?: TimestampSettings;
   /** Revocation data settings (OCSP/CRL for the DSS); absent: none fetched. */
   readonly revocation?: RevocationSettings;
+  /** What it signs for itself before it reports ready (absent: nothing). */
+  readonly warmUp?: SignWarmUp;
 }
 
 /** A document to sign, sent to a worker; `bytes` is transferred, not copied. */
 export interface SignJob {
   readonly id: number;
   readonly input: Omit<SignInput, 'bytes'> & { readonly bytes: ArrayBuffer };
+  /** The service's own warm-up signing: no TSA asked (`SignHooks.offline`), not counted in metrics. */
+  readonly offline?: boolean;
 }
 
 /**
@@ -141,8 +146,10 @@ export interface SignWorkerLog {
 /** Sent once by a worker whose signer is loaded (fonts, key, certificate) and warmed up. */
 export interface SignWorkerReady {
   readonly ready: true;
-  /** How long its warm-up signing took (absent when it did none: time-stamping is on). */
+  /** How long its warm-up took (absent when it did none: `SignWorkerSetup.warmUp` absent). */
   readonly warmUpMs?: number;
+  /** How many signings its warm-up made. */
+  readonly warmUpSignings?: number;
 }
 
 /**

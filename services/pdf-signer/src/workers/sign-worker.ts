@@ -4,13 +4,13 @@
  * wait on the network (a TSA token): the pool hands it another job only while all of them do.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PDFDocument } from 'pdf-lib';
 import { ServiceError } from '@esign/contracts';
 import { createSigner } from '../create-signer';
 import { loadPdf } from '../domain/document/load-pdf';
 import { fileHashOf, pageSizesOf } from '../domain/envelope/envelope-operations';
 import type { Network } from '../domain/envelope/envelope-operations';
 import { createObservationBuffer } from './observation-buffer';
+import { warmUpSigner } from './warm-up';
 import type { SignHooks } from '../domain/assemble-signer';
 import { transferableView } from './sign-job';
 import type {
@@ -179,7 +179,8 @@ port.on('message', (job: WorkerJob) => {
     return;
   }
   const { bytes, ...rest } = job.input;
-  signer.sign({ ...rest, bytes: Buffer.from(bytes) }, hooksFor(job.id)).then(
+  const hooks: SignHooks = job.offline ? { ...hooksFor(job.id), offline: true } : hooksFor(job.id);
+  signer.sign({ ...rest, bytes: Buffer.from(bytes) }, hooks).then(
     (result) => {
       const signed = transferableView(result.bytes);
       const reply = replyTo({
@@ -193,32 +194,17 @@ port.on('message', (job: WorkerJob) => {
   );
 });
 
-/**
- * Sign one small document before taking jobs, so that V8 has compiled the signing code (parsing,
- * stamping, the audit page, serialising, the CMS signature) before the first request pays for it.
- * Only without time-stamping: with it, this signing would ask a real TSA for a token at every start.
- */
-const warmUp = async (): Promise<number | undefined> => {
-  if (setup.timestamps) return undefined;
-  const started = performance.now();
-  const doc = await PDFDocument.create();
-  doc.addPage([595.28, 841.89]);
-  await signer.sign({
-    bytes: Buffer.from(await doc.save()),
-    kind: 'pdf',
-    fileName: 'warm-up.pdf',
-    signature: { mode: 'type', typedName: 'Warm Up', color: '#1e3a8a' },
-    positions: [{ x: 50, y: 85, page: 0, width: 25 }],
-    signer: { name: 'Warm Up', email: 'warm-up@localhost', ipAddress: '127.0.0.1', userAgent: 'warm-up' },
-    receivedAt: new Date().toISOString(),
-  });
-  return Math.round(performance.now() - started);
+// Before taking jobs: sign synthetic documents for a while (offline, stored nowhere), so that the
+// first requests do not pay for V8's compilation of the signing code (`SIGN_WARM_UP_MS`).
+// A warm-up that fails is no reason not to sign: the first requests then compile what they need.
+const warmedUp = setup.warmUp
+  ? await warmUpSigner(signer, setup.warmUp).catch((err: unknown) => {
+      log('warn')('signing worker warm-up failed', { err: errorOf(err) });
+      return undefined;
+    })
+  : undefined;
+const ready: SignWorkerReady = {
+  ready: true,
+  ...(warmedUp ? { warmUpMs: warmedUp.ms, warmUpSignings: warmedUp.signings } : {}),
 };
-
-// A warm-up that fails is no reason not to sign: the first request then compiles what it needs.
-const warmUpMs = await warmUp().catch((err: unknown) => {
-  log('warn')('signing worker warm-up failed', { err: errorOf(err) });
-  return undefined;
-});
-const ready: SignWorkerReady = { ready: true, ...(warmUpMs === undefined ? {} : { warmUpMs }) };
 port.postMessage(ready);

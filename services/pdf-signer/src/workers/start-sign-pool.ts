@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '@esign/contracts';
 import type { Logger } from '@esign/telemetry';
-import type { SignInput, SignResult, Signer } from '../domain/assemble-signer';
+import type { SignHooks, SignInput, SignResult, Signer } from '../domain/assemble-signer';
 import type { EnvelopeOperations, EnvelopeResult } from '../domain/envelope/envelope-operations';
 import { generateDevelopmentMaterial, loadSigningIdentity } from '../domain/cms/load-signing-identity';
 import type { SigningMaterial } from '../domain/cms/load-signing-identity';
@@ -23,6 +23,7 @@ import type {
 } from './sign-job';
 import type { JobOutcome, SignerMetrics } from './signer-metrics';
 import { workerResourceLimits } from './worker-limits';
+import type { SignWarmUp } from './warm-up-plan';
 import { workerSource } from './worker-source';
 
 /** How the pool of signing workers is sized and bounded. */
@@ -56,6 +57,11 @@ export interface SignPoolOptions {
   readonly logger: Logger;
   /** Where jobs, queue waits and the workers' TSA and OCSP/CRL requests are recorded (absent: nowhere). */
   readonly metrics?: SignerMetrics;
+  /**
+   * What each worker signs for itself before it takes jobs, at start-up and when it replaces one
+   * that ended (absent: nothing): offline (no TSA) and stored nowhere.
+   */
+  readonly warmUp?: SignWarmUp;
 }
 
 /**
@@ -128,6 +134,9 @@ const outcomeOf = (error: SignJobError): JobOutcome =>
 
 const jobName = (job: WorkerJob) => ('inspect' in job ? 'inspect' : 'sign');
 
+/** The service's own warm-up signings are not the service's work: kept out of its metrics. */
+const isCounted = (job: WorkerJob) => !('offline' in job && job.offline === true);
+
 /** Seconds a job has been on its worker. */
 const onWorkerSeconds = (pending: PendingJob) => (performance.now() - (pending.startedAt ?? 0)) / 1000;
 
@@ -189,6 +198,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
     development,
     timestamps: options.timestamps,
     revocation: options.revocation,
+    ...(options.warmUp ? { warmUp: options.warmUp } : {}),
   };
   const { source, eval: evalSource } = workerSource(WORKER_URL);
 
@@ -279,7 +289,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
       best.bytes += pending.bytes;
       best.jobs += 1;
       pending.startedAt = now;
-      metrics?.waited(jobName(pending.job), (now - pending.queuedAt) / 1000);
+      if (isCounted(pending.job)) metrics?.waited(jobName(pending.job), (now - pending.queuedAt) / 1000);
       pending.timer = setTimeout(() => overBudget(best, pending), jobBudgetMs);
       best.worker.postMessage(pending.job, [pending.transfer]);
     }
@@ -414,7 +424,9 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
           slot.ready = true;
           logger.info('signing worker ready', {
             worker: slot.id,
-            ...(message.warmUpMs === undefined ? {} : { warmUpMs: message.warmUpMs }),
+            ...(message.warmUpMs === undefined
+              ? {}
+              : { warmUpMs: message.warmUpMs, warmUpSignings: message.warmUpSignings }),
           });
           resolve(slot);
           dispatch();
@@ -424,7 +436,7 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
         const pending = slot.running.get(message.id);
         if (!pending) return;
         settle(slot, pending);
-        if (metrics) {
+        if (metrics && isCounted(pending.job)) {
           metrics.ended(
             jobName(pending.job),
             message.ok ? 'ok' : outcomeOf(message.error),
@@ -526,10 +538,16 @@ export const startSignPool = async (options: SignPoolOptions): Promise<SignPool>
   return {
     certificateFingerprint: identity.fingerprint256,
     developmentCertificate: identity.development,
-    async sign(input: SignInput): Promise<SignResult> {
+    async sign(input: SignInput, hooks?: SignHooks): Promise<SignResult> {
       const { bytes, ...rest } = input;
       const transfer = transferableBytes(bytes);
-      const reply = await submit({ id: nextJobId++, input: { ...rest, bytes: transfer } }, transfer);
+      // Of the hooks only `offline` crosses to the worker (which reports its network waits itself).
+      const job = {
+        id: nextJobId++,
+        input: { ...rest, bytes: transfer },
+        ...(hooks?.offline ? { offline: true } : {}),
+      };
+      const reply = await submit(job, transfer);
       if (!('result' in reply)) throw new Error('signing worker answered a signing with no result');
       const { bytes: signed, length, ...result } = reply.result;
       return { ...result, bytes: Buffer.from(signed, 0, length) };
