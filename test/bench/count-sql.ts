@@ -7,15 +7,17 @@
 import { openSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type pgModule from 'pg';
 
 const file = process.env.BENCH_SQL_COUNT_FILE;
 if (file) {
   // The service's own node-postgres (pnpm gives each package its own node_modules).
   const require = createRequire(join(process.cwd(), 'services', 'document-store', 'package.json'));
-  const pg = require('pg') as typeof import('pg');
+  const pg = require('pg') as typeof pgModule;
   const fd = openSync(file, 'w');
   const count = Buffer.alloc(8);
   let statements = 0;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the client as `this`
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   pg.Client.prototype.query = function countedQuery(this: unknown, ...args: unknown[]) {
     statements += 1;
