@@ -271,6 +271,30 @@ export const insertOutbox = async (client: Queryable, entry: TOutboxEntry): Prom
   );
 };
 
+/** Queue several events in one statement (an act's event and those of the turn it opens). */
+export const insertOutboxEntries = async (
+  client: Queryable,
+  entries: readonly TOutboxEntry[],
+): Promise<void> => {
+  if (entries.length === 0) return;
+  if (entries.length === 1 && entries[0]) return insertOutbox(client, entries[0]);
+  await client.query(
+    `insert into documents.outbox (id, subject, payload, trace_context)
+     select id, subject, payload, trace_context
+     from jsonb_to_recordset($1::jsonb) as x(id uuid, subject text, payload jsonb, trace_context jsonb)`,
+    [
+      JSON.stringify(
+        entries.map((e) => ({
+          id: e.id,
+          subject: e.subject,
+          payload: e.payload,
+          trace_context: e.traceContext ?? null,
+        })),
+      ),
+    ],
+  );
+};
+
 /** What every signing event carries, from the request row. */
 export const eventBase = (r: TSigningRequestRow, eventId: string) => ({
   eventId,
