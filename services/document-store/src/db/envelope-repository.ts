@@ -3,6 +3,7 @@ import type { TEnvelopeField, TRecipientRole, TRecipientStatus, TEnvelopeStatus 
 import { traceCarrier } from '@esign/telemetry';
 import type { TOutboxEntry } from './insert-document-record';
 import type { TAuditDetails } from './schema';
+import { prepared } from './prepared';
 import type { Queryable } from './signing-repository';
 
 /** An envelope as stored (`documents.envelopes`). */
@@ -156,16 +157,33 @@ export const findEnvelope = async (
   return withRecipients(client, rows[0]);
 };
 
-/** The envelope a recipient belongs to. */
-export const findRecipientEnvelopeId = async (
+/**
+ * The envelope a recipient belongs to, locked for the transaction, with its recipients (without whom
+ * they replaced): one statement fewer than finding its id first.
+ */
+export const lockRecipientEnvelope = async (
   client: Queryable,
   recipientId: string,
-): Promise<string | undefined> => {
-  const { rows } = await client.query<{ envelopeId: string }>(
-    'select envelope_id as "envelopeId" from documents.envelope_recipients where id = $1',
-    [recipientId],
+): Promise<TEnvelopeAggregate | undefined> => {
+  const { rows } = await client.query<TEnvelopeRow>(
+    prepared(
+      'envelope-by-recipient-locked',
+      `select ${ENVELOPE_COLUMNS} from documents.envelopes
+       where id = (select envelope_id from documents.envelope_recipients where id = $1) for update`,
+      [recipientId],
+    ),
   );
-  return rows[0]?.envelopeId;
+  const envelope = rows[0];
+  if (!envelope) return undefined;
+  const recipients = await client.query<TRecipientRow>(
+    prepared(
+      'envelope-recipients',
+      `select ${RECIPIENT_ROW_COLUMNS} from documents.envelope_recipients r
+       where r.envelope_id = $1 order by r.position`,
+      [envelope.id],
+    ),
+  );
+  return { envelope, recipients: recipients.rows };
 };
 
 /** A link as found by its token's hash (revoked ones too: the caller decides). */
@@ -217,6 +235,14 @@ const linkColumns = (prefix: string) =>
 
 const LINK_PREFIX = 'link.';
 
+/** An envelope's recipients (`$1`), each with its columns of the live link `$2` (null on the others). */
+const RECIPIENTS_WITH_LINK = `
+  select ${RECIPIENT_ROW_COLUMNS}, ${linkColumns(LINK_PREFIX)}
+  from documents.envelope_recipients r
+    join documents.envelopes e on e.id = r.envelope_id
+    left join documents.envelope_links l on l.recipient_id = r.id and l.token_hash = $2 and ${LIVE_LINK('$3')}
+  where r.envelope_id = $1 order by r.position`;
+
 /** What a live link opens: its envelope, the envelope's recipients in order (without whom they replaced), the link. */
 export interface TLinkTargetRows {
   readonly envelope: TEnvelopeRow;
@@ -237,22 +263,20 @@ export const findLinkTarget = async (
   options: { lock: boolean },
 ): Promise<TLinkTargetRows | undefined> => {
   const { rows } = await client.query<TEnvelopeRow>(
-    `select ${ENVELOPE_COLUMNS} from documents.envelopes
-     where id = (select r.envelope_id from documents.envelope_links l
-                   join documents.envelope_recipients r on r.id = l.recipient_id
-                 where l.token_hash = $1)
-     ${options.lock ? 'for update' : ''}`,
-    [tokenHash],
+    prepared(
+      options.lock ? 'envelope-by-link-locked' : 'envelope-by-link',
+      `select ${ENVELOPE_COLUMNS} from documents.envelopes
+       where id = (select r.envelope_id from documents.envelope_links l
+                     join documents.envelope_recipients r on r.id = l.recipient_id
+                   where l.token_hash = $1)
+       ${options.lock ? 'for update' : ''}`,
+      [tokenHash],
+    ),
   );
   const envelope = rows[0];
   if (!envelope) return undefined;
   const { rows: joined } = await client.query<Record<string, unknown>>(
-    `select ${RECIPIENT_ROW_COLUMNS}, ${linkColumns(LINK_PREFIX)}
-     from documents.envelope_recipients r
-       join documents.envelopes e on e.id = r.envelope_id
-       left join documents.envelope_links l on l.recipient_id = r.id and l.token_hash = $2 and ${LIVE_LINK('$3')}
-     where r.envelope_id = $1 order by r.position`,
-    [envelope.id, tokenHash, now],
+    prepared('envelope-recipients-with-link', RECIPIENTS_WITH_LINK, [envelope.id, tokenHash, now]),
   );
   let link: TEnvelopeLinkRow | undefined;
   const recipients = joined.map((row) => {
@@ -382,21 +406,24 @@ export const updateRecipientStatuses = async (
 ): Promise<void> => {
   if (changes.length === 0) return;
   await client.query(
-    `update documents.envelope_recipients r
+    prepared(
+      'update-recipient-statuses',
+      `update documents.envelope_recipients r
      set status = x.status, acted_at = coalesce(x.acted_at, r.acted_at),
        notified_at = coalesce(x.notified_at, r.notified_at)
      from jsonb_to_recordset($1::jsonb) as x(id text, status text, acted_at timestamptz, notified_at timestamptz)
      where r.id = x.id`,
-    [
-      JSON.stringify(
-        changes.map((c) => ({
-          id: c.id,
-          status: c.status,
-          acted_at: c.actedAt?.toISOString() ?? null,
-          notified_at: c.notifiedAt?.toISOString() ?? null,
-        })),
-      ),
-    ],
+      [
+        JSON.stringify(
+          changes.map((c) => ({
+            id: c.id,
+            status: c.status,
+            acted_at: c.actedAt?.toISOString() ?? null,
+            notified_at: c.notifiedAt?.toISOString() ?? null,
+          })),
+        ),
+      ],
+    ),
   );
 };
 
@@ -408,23 +435,26 @@ export const appendStory = async (
 ): Promise<void> => {
   if (entries.length === 0) return;
   await client.query(
-    `insert into documents.envelope_events (envelope_id, recipient_id, event, at, ip_address, user_agent, details)
+    prepared(
+      'append-envelope-story',
+      `insert into documents.envelope_events (envelope_id, recipient_id, event, at, ip_address, user_agent, details)
      select $1, x->>'recipient_id', x->>'event', (x->>'at')::timestamptz, x->>'ip_address',
        x->>'user_agent', x->'details'
      from jsonb_array_elements($2::jsonb) with ordinality as t(x, n) order by n`,
-    [
-      envelopeId,
-      JSON.stringify(
-        entries.map((e) => ({
-          recipient_id: e.recipientId,
-          event: e.event,
-          at: e.at.toISOString(),
-          ip_address: e.ipAddress,
-          user_agent: e.userAgent,
-          details: e.details,
-        })),
-      ),
-    ],
+      [
+        envelopeId,
+        JSON.stringify(
+          entries.map((e) => ({
+            recipient_id: e.recipientId,
+            event: e.event,
+            at: e.at.toISOString(),
+            ip_address: e.ipAddress,
+            user_agent: e.userAgent,
+            details: e.details,
+          })),
+        ),
+      ],
+    ),
   );
 };
 
@@ -447,8 +477,11 @@ export const revokeLinks = async (
 ): Promise<void> => {
   if ('recipientId' in where) {
     await client.query(
-      'update documents.envelope_links set revoked_at = $2 where recipient_id = $1 and revoked_at is null',
-      [where.recipientId, now],
+      prepared(
+        'revoke-recipient-links',
+        'update documents.envelope_links set revoked_at = $2 where recipient_id = $1 and revoked_at is null',
+        [where.recipientId, now],
+      ),
     );
     return;
   }
@@ -474,8 +507,11 @@ export const findEventRecipientEmail = async (
   eventId: string,
 ): Promise<string | undefined> => {
   const { rows } = await client.query<{ email: string | null }>(
-    `select payload->'recipient'->>'email' as email from documents.outbox where id = $1`,
-    [eventId],
+    prepared(
+      'outbox-event-recipient-email',
+      `select payload->'recipient'->>'email' as email from documents.outbox where id = $1`,
+      [eventId],
+    ),
   );
   return rows[0]?.email ?? undefined;
 };
@@ -494,20 +530,23 @@ export const insertLink = async (
   },
 ): Promise<'attached' | 'taken'> => {
   const inserted = await client.query(
-    `insert into documents.envelope_links (
+    prepared(
+      'insert-envelope-link',
+      `insert into documents.envelope_links (
        token_hash, recipient_id, mode, event_id, created_at, expires_at, code_hash, code_expires_at
      )
      values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (token_hash) do nothing`,
-    [
-      link.tokenHash,
-      link.recipientId,
-      link.mode,
-      link.eventId,
-      link.now,
-      link.expiresAt,
-      link.code?.hash ?? null,
-      link.code?.expiresAt ?? null,
-    ],
+      [
+        link.tokenHash,
+        link.recipientId,
+        link.mode,
+        link.eventId,
+        link.now,
+        link.expiresAt,
+        link.code?.hash ?? null,
+        link.code?.expiresAt ?? null,
+      ],
+    ),
   );
   return inserted.rowCount === 1 ? 'attached' : 'taken';
 };
