@@ -16,7 +16,7 @@
  * plus the drawn fields, never a copy of the document. Honours BENCH_TSA=off and BENCH_PROFILE=<service>
  * like bench:sign.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -54,6 +54,18 @@ const main = async () => {
   process.stdout.write('preparing the document and the stack…\n');
   const pdf = await makeTextPdf(PAGES);
   const mailDir = mkdtempSync(join(tmpdir(), 'esign-bench-mail-'));
+  // document-store's SQL statements so far (test/bench/count-sql.ts keeps the count in this file).
+  const sqlCountFile = join(mailDir, '..', `esign-bench-sql-${process.pid}`);
+  const sqlStatements = (): number => {
+    try {
+      const bytes = readFileSync(sqlCountFile);
+      return bytes.length >= 8 ? bytes.readDoubleLE(0) : 0;
+    } catch {
+      return 0;
+    }
+  };
+  const profile = (service: string): string[] =>
+    process.env.BENCH_PROFILE === service ? ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] : [];
   const smtp = await startSmtpCapture({ directory: mailDir });
   const gatewayPort = await freePort();
   const test: TestStack = await startTestStack({
@@ -69,11 +81,21 @@ const main = async () => {
         PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
       },
       'pdf-signer': process.env.BENCH_TSA === 'off' ? { TSA_URLS: '' } : {},
+      'document-store': { BENCH_SQL_COUNT_FILE: sqlCountFile },
     },
     // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops.
-    ...(process.env.BENCH_PROFILE
-      ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
-      : {}),
+    nodeOptions: {
+      ...(process.env.BENCH_PROFILE
+        ? { [process.env.BENCH_PROFILE]: profile(process.env.BENCH_PROFILE) }
+        : {}),
+      'document-store': [
+        ...profile('document-store'),
+        '--import',
+        'tsx',
+        '--import',
+        './test/bench/count-sql.ts',
+      ],
+    },
   });
   const base = test.stack.gatewayUrl;
   try {
@@ -126,10 +148,12 @@ const main = async () => {
      */
     const measure = async (work: () => Promise<void>) => {
       const cpu0 = readCpu();
+      const sql0 = sqlStatements();
       const t0 = performance.now();
       await work();
       const wall = performance.now() - t0;
       const answered = cpuSince(cpu0);
+      const sqlAnswered = sqlStatements() - sql0;
       await new Promise((r) => setTimeout(r, SETTLE_MS));
       let by = cpuSince(cpu0);
       for (let quiet = 0, waited = 0; quiet < 3 && waited < 3_000; waited += 25) {
@@ -138,7 +162,14 @@ const main = async () => {
         quiet = total(now) === total(by) ? quiet + 1 : 0;
         by = now;
       }
-      return { wall, cpu: total(by), cpuAnswered: total(answered), by };
+      return {
+        wall,
+        cpu: total(by),
+        cpuAnswered: total(answered),
+        by,
+        sql: sqlStatements() - sql0,
+        sqlAnswered,
+      };
     };
 
     const sign = async () => {
@@ -175,7 +206,16 @@ const main = async () => {
     process.stdout.write(`warming up (${args.warmup} signings)…\n`);
     for (let i = 0; i < Number(args.warmup); i++) await sign();
 
-    type Measured = { wall: number; cpu: number; cpuAnswered: number; by: number[]; last?: boolean };
+    type Measured = {
+      wall: number;
+      cpu: number;
+      cpuAnswered: number;
+      by: number[];
+      /** document-store's SQL statements until the stack was quiet, and until the answer. */
+      sql: number;
+      sqlAnswered: number;
+      last?: boolean;
+    };
     const signs: Measured[] = [];
     const steps: Measured[] = [];
     const growth: number[][] = [];
@@ -273,6 +313,8 @@ const main = async () => {
         `cpu mean by process (ms)          ${processes.map(([name]) => name.slice(0, 8).padStart(8)).join(' ')}`,
         byProcess('POST /api/v1/sign', signs),
         byProcess("a signer's step", steps),
+        '',
+        `document-store's SQL statements (mean; until quiet / until answered): sign ${mean(signs.map((x) => x.sql)).toFixed(1)} / ${mean(signs.map((x) => x.sqlAnswered)).toFixed(1)}, step ${mean(steps.map((x) => x.sql)).toFixed(1)} / ${mean(steps.map((x) => x.sqlAnswered)).toFixed(1)}, opening the next turn ${mean(steps.filter((x) => !x.last).map((x) => x.sql)).toFixed(1)}, the last ${mean(steps.filter((x) => x.last).map((x) => x.sql)).toFixed(1)}`,
         '',
         "size (KB): the original, then after each signer but the last (as the next signer's page reads it), then the completed document:",
         ...growth.map(

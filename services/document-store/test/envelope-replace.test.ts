@@ -435,6 +435,34 @@ describe('envelope.replace-recipient', () => {
     expect(await sign(newLink)).toMatchObject({ recipientStatus: 'signed', completing: true });
   });
 
+  it("refuses a claim that waited on the envelope's row while a replace removed its link", async () => {
+    clock = new Date('2026-03-02T09:00:00.000Z');
+    const { envelope } = await create([person('Ann', 'signer')]);
+    const ann = idOf(envelope, 'Ann');
+    const oldLink = await linkOf(ann);
+    // A change holds the envelope's row (as a replace does) while the claim arrives.
+    await db.query('begin');
+    await db.query('select 1 from documents.envelopes where id = $1 for update', [envelope.envelopeId]);
+    const claim = bed.client.request(EnvelopeClaim, { tokenHash: oldLink });
+    for (let waited = 0; ; waited += 20) {
+      const { rows } = await db.query<{ waiting: number }>(
+        `select count(*)::int as waiting from pg_stat_activity
+         where datname = current_database() and wait_event_type = 'Lock'`,
+      );
+      if (rows[0]?.waiting === 1) break;
+      if (waited > 5_000) throw new Error('the claim never waited on the row');
+      await sleep(20);
+    }
+    await db.query('delete from documents.envelope_links where recipient_id = $1', [ann]);
+    await db.query('commit');
+    await expect(claim).rejects.toMatchObject({ code: 'not_found' });
+    const { rows } = await db.query<{ claim: string | null }>(
+      'select claim_recipient_id as claim from documents.envelopes where id = $1',
+      [envelope.envelopeId],
+    );
+    expect(rows[0]?.claim).toBeNull();
+  });
+
   it('refuses a recipient who acted, an ended envelope, and an email already in the group', async () => {
     clock = new Date('2026-03-02T09:00:00.000Z');
     const { envelope, ref } = await create([

@@ -3,6 +3,7 @@ import type { TEnvelopeField, TRecipientRole, TRecipientStatus, TEnvelopeStatus 
 import { traceCarrier } from '@esign/telemetry';
 import type { TOutboxEntry } from './insert-document-record';
 import type { TAuditDetails } from './schema';
+import { prepared } from './prepared';
 import type { Queryable } from './signing-repository';
 
 /** An envelope as stored (`documents.envelopes`). */
@@ -96,11 +97,15 @@ export const ENVELOPE_COLUMNS = `
   expired_at as "expiredAt", file_hash as "fileHash", signed_key as "signedKey",
   idempotency_key as "idempotencyKey", request_hash as "requestHash", send_id as "sendId"`;
 
-const RECIPIENT_COLUMNS = `
-  id, envelope_id as "envelopeId", position, name, email, role, order_group as "orderGroup",
-  require_email_code as "requireEmailCode", embedded, fields, status, notified_at as "notifiedAt",
-  viewed_at as "viewedAt", acted_at as "actedAt", decline_reason as "declineReason",
-  reminders_sent as "remindersSent", last_reminded_at as "lastRemindedAt",
+/** A recipient's row (`r`) as `TRecipientRow`, without who they replaced. */
+const RECIPIENT_ROW_COLUMNS = `
+  r.id, r.envelope_id as "envelopeId", r.position, r.name, r.email, r.role, r.order_group as "orderGroup",
+  r.require_email_code as "requireEmailCode", r.embedded, r.fields, r.status, r.notified_at as "notifiedAt",
+  r.viewed_at as "viewedAt", r.acted_at as "actedAt", r.decline_reason as "declineReason",
+  r.reminders_sent as "remindersSent", r.last_reminded_at as "lastRemindedAt"`;
+
+/** With who they replaced: a subquery of the story per recipient, so only where a view shows them. */
+const RECIPIENT_COLUMNS = `${RECIPIENT_ROW_COLUMNS},
   coalesce((
     select jsonb_agg(jsonb_build_object('name', ev.details->>'replacedName',
       'email', ev.details->>'replacedEmail', 'replacedAt', ev.at) order by ev.id)
@@ -152,16 +157,33 @@ export const findEnvelope = async (
   return withRecipients(client, rows[0]);
 };
 
-/** The envelope a recipient belongs to. */
-export const findRecipientEnvelopeId = async (
+/**
+ * The envelope a recipient belongs to, locked for the transaction, with its recipients (without whom
+ * they replaced): one statement fewer than finding its id first.
+ */
+export const lockRecipientEnvelope = async (
   client: Queryable,
   recipientId: string,
-): Promise<string | undefined> => {
-  const { rows } = await client.query<{ envelopeId: string }>(
-    'select envelope_id as "envelopeId" from documents.envelope_recipients where id = $1',
-    [recipientId],
+): Promise<TEnvelopeAggregate | undefined> => {
+  const { rows } = await client.query<TEnvelopeRow>(
+    prepared(
+      'envelope-by-recipient-locked',
+      `select ${ENVELOPE_COLUMNS} from documents.envelopes
+       where id = (select envelope_id from documents.envelope_recipients where id = $1) for update`,
+      [recipientId],
+    ),
   );
-  return rows[0]?.envelopeId;
+  const envelope = rows[0];
+  if (!envelope) return undefined;
+  const recipients = await client.query<TRecipientRow>(
+    prepared(
+      'envelope-recipients',
+      `select ${RECIPIENT_ROW_COLUMNS} from documents.envelope_recipients r
+       where r.envelope_id = $1 order by r.position`,
+      [envelope.id],
+    ),
+  );
+  return { envelope, recipients: recipients.rows };
 };
 
 /** A link as found by its token's hash (revoked ones too: the caller decides). */
@@ -183,29 +205,91 @@ export interface TEnvelopeLinkRow {
 }
 
 /**
- * A live link: not revoked (a link revoked because its envelope ended is still found, so that the page
- * can answer that the envelope ended), and for an embedded link either used already or still inside
- * its opening window.
+ * Whether a link (`l`) of an envelope (`e`) is live at the instant `now` (a parameter): not revoked (a
+ * link revoked because its envelope ended is still found, so that the page can answer that the
+ * envelope ended), and for an embedded link either used already or still inside its opening window.
  */
-export const findLiveLink = async (
+const LIVE_LINK = (now: string) => `(l.revoked_at is null or e.status <> 'pending')
+  and (l.expires_at is null or l.used_at is not null or l.expires_at > ${now})`;
+
+/** A link's row (`l`, its recipient `r`) as `TEnvelopeLinkRow`, each name after `prefix`. */
+const linkColumns = (prefix: string) =>
+  [
+    ['l.token_hash', 'tokenHash'],
+    ['l.recipient_id', 'recipientId'],
+    ['r.envelope_id', 'envelopeId'],
+    ['l.mode', 'mode'],
+    ['l.created_at', 'createdAt'],
+    ['l.revoked_at', 'revokedAt'],
+    ['l.expires_at', 'expiresAt'],
+    ['l.used_at', 'usedAt'],
+    ['l.code_hash', 'codeHash'],
+    ['l.code_expires_at', 'codeExpiresAt'],
+    ['l.code_attempts', 'codeAttempts'],
+    ['l.code_verified_at', 'codeVerifiedAt'],
+    ['l.code_requests', 'codeRequests'],
+    ['l.code_window_start', 'codeWindowStart'],
+  ]
+    .map(([column, name]) => `${column} as "${prefix}${name}"`)
+    .join(', ');
+
+const LINK_PREFIX = 'link.';
+
+/** An envelope's recipients (`$1`), each with its columns of the live link `$2` (null on the others). */
+const RECIPIENTS_WITH_LINK = `
+  select ${RECIPIENT_ROW_COLUMNS}, ${linkColumns(LINK_PREFIX)}
+  from documents.envelope_recipients r
+    join documents.envelopes e on e.id = r.envelope_id
+    left join documents.envelope_links l on l.recipient_id = r.id and l.token_hash = $2 and ${LIVE_LINK('$3')}
+  where r.envelope_id = $1 order by r.position`;
+
+/** What a live link opens: its envelope, the envelope's recipients in order (without whom they replaced), the link. */
+export interface TLinkTargetRows {
+  readonly envelope: TEnvelopeRow;
+  readonly recipients: TRecipientRow[];
+  readonly link: TEnvelopeLinkRow;
+}
+
+/**
+ * The envelope a live link opens, in two statements: the envelope by the link's token (locked for the
+ * transaction when `lock`), then its recipients with the link, read after that lock (a change that
+ * held the lock meanwhile may have revoked or deleted the link: a replaced person's act must not land
+ * on the new person's place). Undefined for an unknown, revoked or lapsed link.
+ */
+export const findLinkTarget = async (
   client: Queryable,
   tokenHash: string,
   now: Date,
-): Promise<TEnvelopeLinkRow | undefined> => {
-  const { rows } = await client.query<TEnvelopeLinkRow>(
-    `select l.token_hash as "tokenHash", l.recipient_id as "recipientId", r.envelope_id as "envelopeId",
-       l.mode, l.created_at as "createdAt", l.revoked_at as "revokedAt", l.expires_at as "expiresAt",
-       l.used_at as "usedAt", l.code_hash as "codeHash", l.code_expires_at as "codeExpiresAt",
-       l.code_attempts as "codeAttempts", l.code_verified_at as "codeVerifiedAt",
-       l.code_requests as "codeRequests", l.code_window_start as "codeWindowStart"
-     from documents.envelope_links l
-       join documents.envelope_recipients r on r.id = l.recipient_id
-       join documents.envelopes e on e.id = r.envelope_id
-     where l.token_hash = $1 and (l.revoked_at is null or e.status <> 'pending')
-       and (l.expires_at is null or l.used_at is not null or l.expires_at > $2)`,
-    [tokenHash, now],
+  options: { lock: boolean },
+): Promise<TLinkTargetRows | undefined> => {
+  const { rows } = await client.query<TEnvelopeRow>(
+    prepared(
+      options.lock ? 'envelope-by-link-locked' : 'envelope-by-link',
+      `select ${ENVELOPE_COLUMNS} from documents.envelopes
+       where id = (select r.envelope_id from documents.envelope_links l
+                     join documents.envelope_recipients r on r.id = l.recipient_id
+                   where l.token_hash = $1)
+       ${options.lock ? 'for update' : ''}`,
+      [tokenHash],
+    ),
   );
-  return rows[0];
+  const envelope = rows[0];
+  if (!envelope) return undefined;
+  const { rows: joined } = await client.query<Record<string, unknown>>(
+    prepared('envelope-recipients-with-link', RECIPIENTS_WITH_LINK, [envelope.id, tokenHash, now]),
+  );
+  let link: TEnvelopeLinkRow | undefined;
+  const recipients = joined.map((row) => {
+    const recipient: Record<string, unknown> = {};
+    const linkRow: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(row)) {
+      if (key.startsWith(LINK_PREFIX)) linkRow[key.slice(LINK_PREFIX.length)] = value;
+      else recipient[key] = value;
+    }
+    if (linkRow.tokenHash !== null) link = linkRow as unknown as TEnvelopeLinkRow;
+    return recipient as unknown as TRecipientRow;
+  });
+  return link ? { envelope, recipients, link } : undefined;
 };
 
 export const findEnvelopeByIdempotencyKey = async (
@@ -307,6 +391,42 @@ export const updateEnvelope = (client: Queryable, id: string, set: Record<string
 export const updateRecipient = (client: Queryable, id: string, set: Record<string, TColumnValue>) =>
   updateRow(client, 'envelope_recipients', id, set);
 
+/** A recipient's new status, with when they acted or were notified (other columns are kept). */
+export interface TRecipientStatusChange {
+  readonly id: string;
+  readonly status: TRecipientStatus;
+  readonly actedAt?: Date;
+  readonly notifiedAt?: Date;
+}
+
+/** Set the status of several recipients in one statement (an act and the turn it opens). */
+export const updateRecipientStatuses = async (
+  client: Queryable,
+  changes: readonly TRecipientStatusChange[],
+): Promise<void> => {
+  if (changes.length === 0) return;
+  await client.query(
+    prepared(
+      'update-recipient-statuses',
+      `update documents.envelope_recipients r
+     set status = x.status, acted_at = coalesce(x.acted_at, r.acted_at),
+       notified_at = coalesce(x.notified_at, r.notified_at)
+     from jsonb_to_recordset($1::jsonb) as x(id text, status text, acted_at timestamptz, notified_at timestamptz)
+     where r.id = x.id`,
+      [
+        JSON.stringify(
+          changes.map((c) => ({
+            id: c.id,
+            status: c.status,
+            acted_at: c.actedAt?.toISOString() ?? null,
+            notified_at: c.notifiedAt?.toISOString() ?? null,
+          })),
+        ),
+      ],
+    ),
+  );
+};
+
 /** Append entries to an envelope's story, in the given order. */
 export const appendStory = async (
   client: Queryable,
@@ -315,23 +435,26 @@ export const appendStory = async (
 ): Promise<void> => {
   if (entries.length === 0) return;
   await client.query(
-    `insert into documents.envelope_events (envelope_id, recipient_id, event, at, ip_address, user_agent, details)
+    prepared(
+      'append-envelope-story',
+      `insert into documents.envelope_events (envelope_id, recipient_id, event, at, ip_address, user_agent, details)
      select $1, x->>'recipient_id', x->>'event', (x->>'at')::timestamptz, x->>'ip_address',
        x->>'user_agent', x->'details'
      from jsonb_array_elements($2::jsonb) with ordinality as t(x, n) order by n`,
-    [
-      envelopeId,
-      JSON.stringify(
-        entries.map((e) => ({
-          recipient_id: e.recipientId,
-          event: e.event,
-          at: e.at.toISOString(),
-          ip_address: e.ipAddress,
-          user_agent: e.userAgent,
-          details: e.details,
-        })),
-      ),
-    ],
+      [
+        envelopeId,
+        JSON.stringify(
+          entries.map((e) => ({
+            recipient_id: e.recipientId,
+            event: e.event,
+            at: e.at.toISOString(),
+            ip_address: e.ipAddress,
+            user_agent: e.userAgent,
+            details: e.details,
+          })),
+        ),
+      ],
+    ),
   );
 };
 
@@ -354,8 +477,11 @@ export const revokeLinks = async (
 ): Promise<void> => {
   if ('recipientId' in where) {
     await client.query(
-      'update documents.envelope_links set revoked_at = $2 where recipient_id = $1 and revoked_at is null',
-      [where.recipientId, now],
+      prepared(
+        'revoke-recipient-links',
+        'update documents.envelope_links set revoked_at = $2 where recipient_id = $1 and revoked_at is null',
+        [where.recipientId, now],
+      ),
     );
     return;
   }
@@ -381,8 +507,11 @@ export const findEventRecipientEmail = async (
   eventId: string,
 ): Promise<string | undefined> => {
   const { rows } = await client.query<{ email: string | null }>(
-    `select payload->'recipient'->>'email' as email from documents.outbox where id = $1`,
-    [eventId],
+    prepared(
+      'outbox-event-recipient-email',
+      `select payload->'recipient'->>'email' as email from documents.outbox where id = $1`,
+      [eventId],
+    ),
   );
   return rows[0]?.email ?? undefined;
 };
@@ -401,20 +530,23 @@ export const insertLink = async (
   },
 ): Promise<'attached' | 'taken'> => {
   const inserted = await client.query(
-    `insert into documents.envelope_links (
+    prepared(
+      'insert-envelope-link',
+      `insert into documents.envelope_links (
        token_hash, recipient_id, mode, event_id, created_at, expires_at, code_hash, code_expires_at
      )
      values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (token_hash) do nothing`,
-    [
-      link.tokenHash,
-      link.recipientId,
-      link.mode,
-      link.eventId,
-      link.now,
-      link.expiresAt,
-      link.code?.hash ?? null,
-      link.code?.expiresAt ?? null,
-    ],
+      [
+        link.tokenHash,
+        link.recipientId,
+        link.mode,
+        link.eventId,
+        link.now,
+        link.expiresAt,
+        link.code?.hash ?? null,
+        link.code?.expiresAt ?? null,
+      ],
+    ),
   );
   return inserted.rowCount === 1 ? 'attached' : 'taken';
 };

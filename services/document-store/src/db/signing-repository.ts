@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TPosition } from '@esign/contracts';
 import { traceCarrier } from '@esign/telemetry';
 import type pg from 'pg';
+import { prepared } from './prepared';
 import type { TOutboxEntry } from './insert-document-record';
 import type { TAuditDetails } from './schema';
 
@@ -261,13 +262,43 @@ export const signingOutboxEntry = (
 
 export const insertOutbox = async (client: Queryable, entry: TOutboxEntry): Promise<void> => {
   await client.query(
-    'insert into documents.outbox (id, subject, payload, trace_context) values ($1, $2, $3, $4)',
-    [
-      entry.id,
-      entry.subject,
-      JSON.stringify(entry.payload),
-      entry.traceContext ? JSON.stringify(entry.traceContext) : null,
-    ],
+    prepared(
+      'insert-outbox',
+      'insert into documents.outbox (id, subject, payload, trace_context) values ($1, $2, $3, $4)',
+      [
+        entry.id,
+        entry.subject,
+        JSON.stringify(entry.payload),
+        entry.traceContext ? JSON.stringify(entry.traceContext) : null,
+      ],
+    ),
+  );
+};
+
+/** Queue several events in one statement (an act's event and those of the turn it opens). */
+export const insertOutboxEntries = async (
+  client: Queryable,
+  entries: readonly TOutboxEntry[],
+): Promise<void> => {
+  if (entries.length === 0) return;
+  if (entries.length === 1 && entries[0]) return insertOutbox(client, entries[0]);
+  await client.query(
+    prepared(
+      'insert-outbox-entries',
+      `insert into documents.outbox (id, subject, payload, trace_context)
+     select id, subject, payload, trace_context
+     from jsonb_to_recordset($1::jsonb) as x(id uuid, subject text, payload jsonb, trace_context jsonb)`,
+      [
+        JSON.stringify(
+          entries.map((e) => ({
+            id: e.id,
+            subject: e.subject,
+            payload: e.payload,
+            trace_context: e.traceContext ?? null,
+          })),
+        ),
+      ],
+    ),
   );
 };
 

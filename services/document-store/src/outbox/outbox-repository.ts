@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { prepared } from '../db/prepared';
 
 /** An outbox row waiting to be published. */
 export interface TOutboxRow {
@@ -59,12 +60,13 @@ export const createOutboxRepository = (pool: pg.Pool): OutboxRepository => ({
     let broken: Error | undefined;
     try {
       await client.query('begin');
-      const { rows } = await client.query<TOutboxRow & pg.QueryResultRow>(CLAIM_ROWS, [
-        subjects,
-        Math.trunc(limit),
-      ]);
+      const { rows } = await client.query<TOutboxRow & pg.QueryResultRow>(
+        prepared('claim-outbox-rows', CLAIM_ROWS, [subjects, Math.trunc(limit)]),
+      );
       const outcome: TBatchOutcome = rows.length > 0 ? await publish(rows) : { published: [] };
-      if (outcome.published.length > 0) await client.query(MARK_PUBLISHED, [outcome.published]);
+      if (outcome.published.length > 0) {
+        await client.query(prepared('mark-outbox-published', MARK_PUBLISHED, [outcome.published]));
+      }
       await client.query('commit');
       return { claimed: rows.length, published: outcome.published.length, failure: outcome.failure };
     } catch (err) {

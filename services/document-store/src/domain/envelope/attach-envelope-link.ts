@@ -2,10 +2,9 @@ import { EMAIL_CODE_TTL_MS, ServiceError, type EnvelopeAttachLink } from '@esign
 import type { z } from 'zod';
 import {
   appendStory,
-  findEnvelope,
   findEventRecipientEmail,
   insertLink,
-  findRecipientEnvelopeId,
+  lockRecipientEnvelope,
   revokeLinks,
 } from '../../db/envelope-repository';
 import { inTransaction } from '../../db/signing-repository';
@@ -30,9 +29,7 @@ export const attachEnvelopeLink = async (
 ): Promise<z.infer<(typeof EnvelopeAttachLink)['reply']>> => {
   const now = deps.now();
   return inTransaction(deps.pool, async (client) => {
-    const envelopeId = await findRecipientEnvelopeId(client, request.recipientId);
-    if (!envelopeId) throw notFound('recipient');
-    const aggregate = await findEnvelope(client, { envelopeId }, { lock: true });
+    const aggregate = await lockRecipientEnvelope(client, request.recipientId);
     const recipient = aggregate?.recipients.find((r) => r.id === request.recipientId);
     if (!aggregate || !recipient) throw notFound('recipient');
     refuseForSend(aggregate.envelope, 'its recipient signs through the link the send emailed');

@@ -11,14 +11,13 @@ import {
   type EnvelopeVerifyCode,
 } from '@esign/contracts';
 import type { z } from 'zod';
-import { appendStory, findLiveLink, updateLinkCode } from '../../db/envelope-repository';
+import { appendStory, updateLinkCode } from '../../db/envelope-repository';
 import { inTransaction, insertOutbox, type Queryable } from '../../db/signing-repository';
 import {
   codeRequired,
   envelopeEvent,
   eventRecipient,
   findByLink,
-  notFound,
   requireCanAct,
   type EnvelopeDeps,
   type TLinkTarget,
@@ -40,17 +39,15 @@ const sameHash = (a: string, b: string): boolean =>
 
 /**
  * The link's recipient who may act and whose link needs its code, the envelope locked; the link read
- * again under that lock (its code columns change only under it).
+ * under that lock (its code columns change only under it).
  */
 const findCodeTarget = async (client: Queryable, tokenHash: string, now: Date): Promise<TLinkTarget> => {
   const target = await findByLink(client, tokenHash, now, { lock: true });
   requireCanAct(target, now, ['signer', 'approver']);
-  const link = await findLiveLink(client, tokenHash, now);
-  if (!link) throw notFound('envelope link');
-  if (!codeRequired(link, target.recipient)) {
+  if (!codeRequired(target.link, target.recipient)) {
     throw new ServiceError('conflict', 'this link needs no code', 'code');
   }
-  return { ...target, link };
+  return target;
 };
 
 /** `envelope.verify-code`: see the contract. Wrong tries and the verification are in the story. */

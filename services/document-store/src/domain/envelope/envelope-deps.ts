@@ -12,15 +12,17 @@ import {
   appendStory,
   envelopeOutboxEntry,
   findEnvelope,
-  findLiveLink,
-  updateRecipient,
+  findLinkTarget,
+  updateRecipientStatuses,
   type TEnvelopeAggregate,
   type TEnvelopeLinkRow,
   type TEnvelopeRow,
+  type TEnvelopeStoryEntry,
   type TRecipientRow,
+  type TRecipientStatusChange,
 } from '../../db/envelope-repository';
 import type { TOutboxEntry } from '../../db/insert-document-record';
-import { insertOutbox, type Queryable } from '../../db/signing-repository';
+import { insertOutboxEntries, type Queryable } from '../../db/signing-repository';
 
 /** What the envelope operations use: the pool and the clock (the signing requests' clock). */
 export interface EnvelopeDeps {
@@ -151,17 +153,21 @@ export const envelopeEvent = (
 ): TOutboxEntry =>
   envelopeOutboxEntry(subject, (eventId) => ({ ...eventBase(envelope, eventId, at), ...extra }));
 
+/** What opening a group's turn writes: the recipients' new statuses, the story's entries, the events. */
+export interface TTurnWrites {
+  /** The envelope's recipients as they are afterwards. */
+  readonly recipients: TRecipientRow[];
+  readonly statuses: TRecipientStatusChange[];
+  readonly story: TEnvelopeStoryEntry[];
+  readonly events: TOutboxEntry[];
+}
+
 /**
- * Open the turn of group `order`: its signers and approvers still waiting become `notified`, each with
- * a story entry, and each that is not embedded gets `events.envelope.recipient-turn` (reason `turn`).
- * Answers the recipients as they are afterwards.
+ * The turn of group `order`: its signers and approvers still waiting become `notified`, each with a
+ * story entry, and each that is not embedded gets `events.envelope.recipient-turn` (reason `turn`).
+ * Nothing is written: an act writes these with its own (see `finishAct`), `openTurn` alone.
  */
-export const openTurn = async (
-  client: Queryable,
-  aggregate: TEnvelopeAggregate,
-  order: number,
-  now: Date,
-): Promise<TRecipientRow[]> => {
+export const planTurn = (aggregate: TEnvelopeAggregate, order: number, now: Date): TTurnWrites => {
   const { envelope } = aggregate;
   const opened: TRecipientRow[] = [];
   const recipients = aggregate.recipients.map((r) => {
@@ -170,24 +176,10 @@ export const openTurn = async (
     opened.push(notified);
     return notified;
   });
-  for (const r of opened) {
-    await updateRecipient(client, r.id, { status: 'notified', notified_at: now });
-    if (!r.embedded) {
-      await insertOutbox(
-        client,
-        envelopeEvent(EnvelopeRecipientTurn.subject, envelope, now, {
-          recipient: eventRecipient(r),
-          reason: 'turn',
-          expiresAt: envelope.expiresAt.toISOString(),
-          requireEmailCode: r.requireEmailCode,
-        }),
-      );
-    }
-  }
-  await appendStory(
-    client,
-    envelope.id,
-    opened.map((r) => ({
+  return {
+    recipients,
+    statuses: opened.map((r) => ({ id: r.id, status: 'notified', notifiedAt: now })),
+    story: opened.map((r) => ({
       recipientId: r.id,
       event: 'notified',
       at: now,
@@ -195,8 +187,31 @@ export const openTurn = async (
       userAgent: null,
       details: { recipientId: r.id, name: r.name, email: r.email, role: r.role, order: r.orderGroup },
     })),
-  );
-  return recipients;
+    events: opened
+      .filter((r) => !r.embedded)
+      .map((r) =>
+        envelopeEvent(EnvelopeRecipientTurn.subject, envelope, now, {
+          recipient: eventRecipient(r),
+          reason: 'turn',
+          expiresAt: envelope.expiresAt.toISOString(),
+          requireEmailCode: r.requireEmailCode,
+        }),
+      ),
+  };
+};
+
+/** Open the turn of group `order` (see `planTurn`); answers the recipients as they are afterwards. */
+export const openTurn = async (
+  client: Queryable,
+  aggregate: TEnvelopeAggregate,
+  order: number,
+  now: Date,
+): Promise<TRecipientRow[]> => {
+  const turn = planTurn(aggregate, order, now);
+  await updateRecipientStatuses(client, turn.statuses);
+  await insertOutboxEntries(client, turn.events);
+  await appendStory(client, aggregate.envelope.id, turn.story);
+  return turn.recipients;
 };
 
 export const notFound = (what = 'envelope'): ServiceError =>
@@ -211,8 +226,9 @@ export interface TLinkTarget {
 
 /**
  * The envelope a live link opens (locked for the transaction when `lock`: every change of an envelope
- * holds its row, so changes of one envelope happen one after the other), with the link's recipient.
- * `not_found` for an unknown, revoked or lapsed link.
+ * holds its row, so changes of one envelope happen one after the other), with the link's recipient;
+ * the link and the recipients are read after the lock. The recipients come without whom they replaced
+ * (`replaces`: the sender's views read it). `not_found` for an unknown, revoked or lapsed link.
  */
 export const findByLink = async (
   client: Queryable,
@@ -220,15 +236,14 @@ export const findByLink = async (
   now: Date,
   options: { lock: boolean },
 ): Promise<TLinkTarget> => {
-  const link = await findLiveLink(client, tokenHash, now);
-  if (!link) throw notFound('envelope link');
-  const aggregate = await findEnvelope(client, { envelopeId: link.envelopeId }, options);
-  // Under the envelope's lock, read the link again: a change that held the lock meanwhile may have
-  // revoked or deleted it (a replaced person's act must not land on the new person's place).
-  const current = options.lock ? await findLiveLink(client, tokenHash, now) : link;
-  const recipient = aggregate?.recipients.find((r) => r.id === link.recipientId);
-  if (!aggregate || !recipient || !current) throw notFound('envelope link');
-  return { link: current, aggregate, recipient };
+  const found = await findLinkTarget(client, tokenHash, now, options);
+  const recipient = found?.recipients.find((r) => r.id === found.link.recipientId);
+  if (!found || !recipient) throw notFound('envelope link');
+  return {
+    link: found.link,
+    aggregate: { envelope: found.envelope, recipients: found.recipients },
+    recipient,
+  };
 };
 
 /**

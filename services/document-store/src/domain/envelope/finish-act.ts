@@ -3,13 +3,13 @@ import {
   appendStory,
   envelopeOutboxEntry,
   updateEnvelope,
-  updateRecipient,
+  updateRecipientStatuses,
   type TEnvelopeStoryEntry,
   type TRecipientRow,
 } from '../../db/envelope-repository';
 import type { TOutboxEntry } from '../../db/insert-document-record';
-import { insertOutbox, type Queryable } from '../../db/signing-repository';
-import { actingOrder, openTurn, type TLinkTarget } from './envelope-deps';
+import { insertOutboxEntries, type Queryable } from '../../db/signing-repository';
+import { actingOrder, planTurn, type TLinkTarget } from './envelope-deps';
 
 /**
  * The end of a signer's or approver's act, inside the transaction that holds the envelope's row: the
@@ -32,31 +32,39 @@ export const finishAct = async (
 ): Promise<TActionReply> => {
   const { target, status, now } = options;
   const { envelope } = target.aggregate;
-  await updateRecipient(client, target.recipient.id, { status, acted_at: now });
-  await appendStory(client, envelope.id, options.story);
-  await insertOutbox(client, options.event);
   const recipients: TRecipientRow[] = target.aggregate.recipients.map((r) =>
     r.id === target.recipient.id ? { ...r, status, actedAt: now } : r,
   );
   const next = actingOrder(recipients);
   const completing = next === null;
+  const turn =
+    !completing && next !== target.recipient.orderGroup
+      ? planTurn({ envelope, recipients }, next, now)
+      : undefined;
+  // One statement per table: the act's writes and those of the turn it opens (the story in order).
+  await updateRecipientStatuses(client, [
+    { id: target.recipient.id, status, actedAt: now },
+    ...(turn?.statuses ?? []),
+  ]);
+  await appendStory(client, envelope.id, [...options.story, ...(turn?.story ?? [])]);
+  await insertOutboxEntries(client, [
+    options.event,
+    ...(turn?.events ?? []),
+    ...(completing
+      ? [
+          envelopeOutboxEntry(EnvelopeFinalizeDue.subject, (eventId) => ({
+            eventId,
+            envelopeId: envelope.id,
+            accountId: envelope.accountId,
+          })),
+        ]
+      : []),
+  ]);
   if (completing || options.envelopeUpdate) {
     await updateEnvelope(client, envelope.id, {
       ...options.envelopeUpdate,
       ...(completing ? { completing: true } : {}),
     });
-  }
-  if (completing) {
-    await insertOutbox(
-      client,
-      envelopeOutboxEntry(EnvelopeFinalizeDue.subject, (eventId) => ({
-        eventId,
-        envelopeId: envelope.id,
-        accountId: envelope.accountId,
-      })),
-    );
-  } else if (next !== target.recipient.orderGroup) {
-    await openTurn(client, { envelope, recipients }, next, now);
   }
   return {
     envelopeId: envelope.id,
