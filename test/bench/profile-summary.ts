@@ -33,9 +33,16 @@ export const moduleOf = (url: string, functionName: string): string => {
 
 /**
  * Self time by function and by module, in ms per signing and as a share of the profile's samples
- * (idle time left out), with `cpuMs` (the measured CPU per signing) for scale.
+ * (idle time left out), with `cpuMs` (the measured CPU per signing) for scale; `what` names the
+ * signings profiled (the document and level).
  */
-export const summariseProfile = (profile: CpuProfile, signings: number, cpuMs: number, top = 20): string => {
+export const summariseProfile = (
+  profile: CpuProfile,
+  signings: number,
+  cpuMs: number,
+  what: string,
+  top = 20,
+): string => {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -93,7 +100,7 @@ export const summariseProfile = (profile: CpuProfile, signings: number, cpuMs: n
           `  ${(us / 1000 / signings).toFixed(3).padStart(7)} ms ${((us / total) * 100).toFixed(1).padStart(5)}%  ${name}`,
       );
   return [
-    `Where our CPU goes, 1-page B-B (main thread, sampled every 0.1 ms over ${signings} signings): ${(total / 1000 / signings).toFixed(2)} ms sampled per signing (process CPU p50 ${cpuMs.toFixed(2)} ms, all threads)`,
+    `Where our CPU goes, ${what} (main thread, sampled every 0.1 ms over ${signings} signings): ${(total / 1000 / signings).toFixed(2)} ms sampled per signing (process CPU p50 ${cpuMs.toFixed(2)} ms, all threads)`,
     'self time by module:',
     ...table(byModule, 25),
     'by the nearest of our files on the stack (its own time and the library and native code it called):',
