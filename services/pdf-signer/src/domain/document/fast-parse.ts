@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type * as PdfLib from 'pdf-lib';
 import type { PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream, PDFRef } from 'pdf-lib';
 import { inflateWithinBudget } from './decode-budget';
+import { enterParse, leaveParse, recordParsed } from './pristine-objects';
 
 /**
  * Faster versions of pdf-lib's hottest parsing steps, with the same results. pdf-lib's parser reads
@@ -161,33 +162,47 @@ const LEFT_BRACKET = 0x5b;
  * and anything it would throw on, go to pdf-lib's own code.
  */
 const originalParseObject = PDFObjectParser.prototype.parseObject as (this: Parser) => PDFObject;
-PDFObjectParser.prototype.parseObject = function parseObject(this: Parser): PDFObject {
-  this.skipWhitespaceAndComments();
-  const stream = this.bytes;
-  if (stream.idx >= stream.length) return originalParseObject.call(this);
+const parseObjectAt = (parser: Parser): PDFObject => {
+  const stream = parser.bytes;
+  if (stream.idx >= stream.length) return originalParseObject.call(parser);
   const byte = stream.bytes[stream.idx] ?? 0;
   if (byte === LESS_THAN) {
     stream.column += 3;
-    return stream.bytes[stream.idx + 1] === LESS_THAN ? this.parseDictOrStream() : this.parseHexString();
+    return stream.bytes[stream.idx + 1] === LESS_THAN ? parser.parseDictOrStream() : parser.parseHexString();
   }
   if (byte === SLASH) {
     stream.column += 3;
-    return this.parseName();
+    return parser.parseName();
   }
   if (IsNumeric[byte]) {
     stream.column += 3;
-    return this.parseNumberOrRef();
+    return parser.parseNumberOrRef();
   }
   if (byte === LEFT_BRACKET) {
     stream.column += 3;
-    return this.parseArray();
+    return parser.parseArray();
   }
   if (byte === LEFT_PAREN) {
     stream.column += 3;
-    return this.parseString();
+    return parser.parseString();
   }
   // true, false, null, or not an object at all.
-  return originalParseObject.call(this);
+  return originalParseObject.call(parser);
+};
+PDFObjectParser.prototype.parseObject = function parseObject(this: Parser): PDFObject {
+  this.skipWhitespaceAndComments();
+  const stream = this.bytes;
+  // Where the object starts and ends, so that an object nothing changes is written as it was read.
+  const start = stream.idx;
+  const record = enterParse();
+  let object: PDFObject;
+  try {
+    object = parseObjectAt(this);
+  } finally {
+    leaveParse();
+  }
+  recordParsed(record, object, stream.bytes, start, stream.idx);
+  return object;
 };
 
 /**
