@@ -59,7 +59,7 @@ const runChild = async (job: Job): Promise<void> => {
 };
 
 /** Instructions callgrind counted over the child's measured signings (every thread). */
-const countInstructions = (jobPath: string, dumpDir: string): Promise<number> =>
+const countInstructions = (jobPath: string, dumpDir: string, v8Flags: string[]): Promise<number> =>
   new Promise((resolvePromise, reject) => {
     const dumpFile = join(dumpDir, 'callgrind.out');
     const child = spawn(
@@ -69,6 +69,7 @@ const countInstructions = (jobPath: string, dumpDir: string): Promise<number> =>
         `--callgrind-out-file=${dumpFile}`,
         '--trace-children=no',
         process.execPath,
+        ...v8Flags,
         '--import',
         'tsx',
         HERE,
@@ -119,10 +120,13 @@ const main = async () => {
       peers: { type: 'string', default: 'ours,libpdf' },
       levels: { type: 'string', default: 'B-B' },
       documents: { type: 'string', default: 'all' },
+      // Flags for the counted node processes (space-separated).
+      'node-flags': { type: 'string', default: '' },
       child: { type: 'boolean', default: false },
     },
   });
   const runs = Number(args.runs);
+  const v8Flags = args['node-flags'].split(' ').filter(Boolean);
   const warmup = Number(args.warmup);
   const peers = args.peers.split(',').filter((p): p is Peer => (PEERS as readonly string[]).includes(p));
   const levels = args.levels.split(',').filter((l): l is Level => (LEVELS as readonly string[]).includes(l));
@@ -172,7 +176,7 @@ const main = async () => {
           };
           writeFileSync(jobPath, JSON.stringify(job));
           try {
-            const perSigning = (await countInstructions(jobPath, dumpDir)) / runs;
+            const perSigning = (await countInstructions(jobPath, dumpDir, v8Flags)) / runs;
             const key = `${document} ${level}`;
             if (peer === 'ours') ours.set(key, perSigning);
             const ourCount = ours.get(key);
