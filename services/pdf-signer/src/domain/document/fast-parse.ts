@@ -155,54 +155,59 @@ const LESS_THAN = 0x3c;
 const LEFT_PAREN = 0x28;
 const LEFT_BRACKET = 0x5b;
 
+const originalParseObject = PDFObjectParser.prototype.parseObject as (this: Parser) => PDFObject;
+
+/**
+ * A dictionary (or stream) or an array, with where it starts and ends, so that an indirect object
+ * nothing changes is written as it was read (`pristine-objects.ts`). Only these hold other objects.
+ */
+const parseContainer = (parser: Parser, dictionary: boolean): PDFObject => {
+  const stream = parser.bytes;
+  const start = stream.idx;
+  const record = enterParse();
+  let object: PDFObject;
+  try {
+    object = dictionary ? parser.parseDictOrStream() : parser.parseArray();
+  } finally {
+    leaveParse();
+  }
+  recordParsed(record, object, stream.bytes, start, stream.idx);
+  return object;
+};
+
 /**
  * pdf-lib's `parseObject`, choosing by the first byte instead of trying the keywords true, false and
  * null first at every object. Each keyword it tries reads one byte before it fails, which moves the
  * column (not the position) by one: three for an object that is not a keyword, kept here. Keywords,
  * and anything it would throw on, go to pdf-lib's own code.
  */
-const originalParseObject = PDFObjectParser.prototype.parseObject as (this: Parser) => PDFObject;
-const parseObjectAt = (parser: Parser): PDFObject => {
-  const stream = parser.bytes;
-  if (stream.idx >= stream.length) return originalParseObject.call(parser);
-  const byte = stream.bytes[stream.idx] ?? 0;
-  if (byte === LESS_THAN) {
-    stream.column += 3;
-    return stream.bytes[stream.idx + 1] === LESS_THAN ? parser.parseDictOrStream() : parser.parseHexString();
-  }
-  if (byte === SLASH) {
-    stream.column += 3;
-    return parser.parseName();
-  }
-  if (IsNumeric[byte]) {
-    stream.column += 3;
-    return parser.parseNumberOrRef();
-  }
-  if (byte === LEFT_BRACKET) {
-    stream.column += 3;
-    return parser.parseArray();
-  }
-  if (byte === LEFT_PAREN) {
-    stream.column += 3;
-    return parser.parseString();
-  }
-  // true, false, null, or not an object at all.
-  return originalParseObject.call(parser);
-};
 PDFObjectParser.prototype.parseObject = function parseObject(this: Parser): PDFObject {
   this.skipWhitespaceAndComments();
   const stream = this.bytes;
-  // Where the object starts and ends, so that an object nothing changes is written as it was read.
-  const start = stream.idx;
-  const record = enterParse();
-  let object: PDFObject;
-  try {
-    object = parseObjectAt(this);
-  } finally {
-    leaveParse();
+  if (stream.idx >= stream.length) return originalParseObject.call(this);
+  const byte = stream.bytes[stream.idx] ?? 0;
+  if (byte === SLASH) {
+    stream.column += 3;
+    return this.parseName();
   }
-  recordParsed(record, object, stream.bytes, start, stream.idx);
-  return object;
+  if (IsNumeric[byte]) {
+    stream.column += 3;
+    return this.parseNumberOrRef();
+  }
+  if (byte === LESS_THAN) {
+    stream.column += 3;
+    return stream.bytes[stream.idx + 1] === LESS_THAN ? parseContainer(this, true) : this.parseHexString();
+  }
+  if (byte === LEFT_BRACKET) {
+    stream.column += 3;
+    return parseContainer(this, false);
+  }
+  if (byte === LEFT_PAREN) {
+    stream.column += 3;
+    return this.parseString();
+  }
+  // true, false, null, or not an object at all.
+  return originalParseObject.call(this);
 };
 
 /**
