@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type * as PdfLib from 'pdf-lib';
 import type { PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream, PDFRef } from 'pdf-lib';
 import { inflateWithinBudget } from './decode-budget';
+import './name-lookup';
 import { enterParse, leaveParse, recordParsed } from './pristine-objects';
 
 /**
