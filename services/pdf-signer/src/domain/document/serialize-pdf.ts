@@ -130,10 +130,11 @@ export const serializePdf = (
   const id =
     context.trailerInfo.ID ??
     (() => {
-      const first = PDFHexString.of(randomBytes(16).toString('hex'));
+      // Both halves from one call: each call into the generator costs as much as the bytes.
+      const random = randomBytes(32).toString('hex');
       const array = PDFArray.withContext(context);
-      array.push(first);
-      array.push(PDFHexString.of(randomBytes(16).toString('hex')));
+      array.push(PDFHexString.of(random.slice(0, 32)));
+      array.push(PDFHexString.of(random.slice(32)));
       return array;
     })();
   const trailerDict = context.obj({
