@@ -165,14 +165,14 @@ const originalParseObject = PDFObjectParser.prototype.parseObject as (this: Pars
 const parseContainer = (parser: Parser, dictionary: boolean): PDFObject => {
   const stream = parser.bytes;
   const start = stream.idx;
-  const record = enterParse();
+  enterParse();
   let object: PDFObject;
   try {
     object = dictionary ? parser.parseDictOrStream() : parser.parseArray();
   } finally {
     leaveParse();
   }
-  recordParsed(record, object, stream.bytes, start, stream.idx);
+  recordParsed(parser.context, object, stream.bytes, start, stream.idx);
   return object;
 };
 

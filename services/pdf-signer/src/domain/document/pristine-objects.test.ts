@@ -76,8 +76,8 @@ describe('pristine objects (written as they were read while nothing changes them
     fonts.set(PDFName.of('F2'), PDFRef.of(4, 0));
     const pages = objectOf(sut, 2) as PDFDict;
     (pages.get(PDFName.of('MediaBox')) as PDFArray).set(2, PDFNumber.of(595));
-    expect(pristineBytesOf(page)).toBeUndefined();
-    expect(pristineBytesOf(pages)).toBeUndefined();
+    expect(pristineBytesOf(sut.context, page)).toBeUndefined();
+    expect(pristineBytesOf(sut.context, pages)).toBeUndefined();
     const text = written(sut);
     expect(text).toContain('/F2 4 0 R');
     expect(text).toContain('/MediaBox [ 0 0 595 792 ]');
@@ -88,7 +88,7 @@ describe('pristine objects (written as they were read while nothing changes them
     const page = objectOf(sut, 3) as PDFDict;
     const resources = page.get(PDFName.of('Resources')) as PDFDict;
     const ref = sut.context.register(resources);
-    expect(pristineBytesOf(resources)).toBeUndefined();
+    expect(pristineBytesOf(sut.context, resources)).toBeUndefined();
     expect(written(sut)).toContain(`${ref.objectNumber} 0 obj\n<<\n/Font <<\n/F1 4 0 R\n>>\n>>`);
   });
 

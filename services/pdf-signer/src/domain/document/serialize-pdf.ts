@@ -90,7 +90,7 @@ export const serializePdf = (
       const size = head.length + object.dict.sizeInBytes() + 8 + contents.length + 10 + tail;
       entries.push({ ref, head, stream: { dict: object.dict, contents }, size });
     } else {
-      const pristine = pristineBytesOf(object);
+      const pristine = pristineBytesOf(context, object);
       entries.push(
         pristine
           ? { ref, head, pristine, size: head.length + pristine.length + tail }
