@@ -14,7 +14,15 @@
  * `qpdf --check`. Needs valgrind; a few minutes a row (valgrind runs code 50-100x slower).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,6 +128,8 @@ const main = async () => {
       peers: { type: 'string', default: 'ours,libpdf' },
       levels: { type: 'string', default: 'B-B' },
       documents: { type: 'string', default: 'all' },
+      // Keep each row's callgrind dump in this directory (for callgrind_annotate).
+      keep: { type: 'string', default: '' },
       // Flags for the counted node processes (space-separated).
       'node-flags': { type: 'string', default: '' },
       child: { type: 'boolean', default: false },
@@ -177,6 +187,15 @@ const main = async () => {
           writeFileSync(jobPath, JSON.stringify(job));
           try {
             const perSigning = (await countInstructions(jobPath, dumpDir, v8Flags)) / runs;
+            if (args.keep) {
+              mkdirSync(args.keep, { recursive: true });
+              for (const name of readdirSync(dumpDir).filter((n) => n.startsWith('callgrind.out.'))) {
+                copyFileSync(
+                  join(dumpDir, name),
+                  join(args.keep, `${peer}-${level}-${document.replace(/\W/g, '')}.callgrind`),
+                );
+              }
+            }
             const key = `${document} ${level}`;
             if (peer === 'ours') ours.set(key, perSigning);
             const ourCount = ours.get(key);
