@@ -17,38 +17,27 @@
  * The peer packages are dev dependencies of this benchmark's package (`test/`) only.
  */
 import { fork } from 'node:child_process';
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify, parseArgs } from 'node:util';
-import { PDFDocument } from 'pdf-lib';
+import { parseArgs } from 'node:util';
 import { makeLargePdf, makePdf, makePng, pdfSig, qpdfCheck, startTestTsa } from '@esign/testing';
 import type { TestTsa } from '@esign/testing';
 import type { Session } from 'node:inspector/promises';
 import { makeTextPdf } from './documents';
+import { LEVELS, makeIdentity, makeSigner, PEERS } from './peer-signers';
+import type { Level, Peer, SignerJob } from './peer-signers';
 import { summariseProfile } from './profile-summary';
 import type { CpuProfile } from './profile-summary';
 
-const PEERS = ['ours', 'libpdf', 'signpdf'] as const;
-type Peer = (typeof PEERS)[number];
-const LEVELS = ['B-B', 'B-T'] as const;
-type Level = (typeof LEVELS)[number];
 const DOCUMENTS = ['1-page', '20-page text', '20 MB image'] as const;
 type DocumentName = (typeof DOCUMENTS)[number];
 const MB = 1024 * 1024;
 
 /** What a child process is asked to do. */
-interface Job {
-  peer: Peer;
-  level: Level;
+interface Job extends SignerJob {
   document: string;
-  png: string;
-  keyPem: string;
-  certPem: string;
-  p12: string;
-  tsaUrl?: string;
   warmup: number;
   runs: number;
   outDir: string;
@@ -77,80 +66,9 @@ const quantile = (values: number[], q: number) => {
 const statusKb = (field: 'VmRSS' | 'VmHWM'): number =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
 
-/** A 20-page A4 PDF full of text (Helvetica, 60 lines a page), made with pdf-lib. */
 // ---------------------------------------------------------------------------------------------------
 // Child: one peer, one level, one document.
 // ---------------------------------------------------------------------------------------------------
-
-type SignOnce = (bytes: Buffer) => Promise<Uint8Array>;
-
-const makeSigner = async (job: Job): Promise<SignOnce> => {
-  if (job.peer === 'ours') {
-    const { createSigner } = await import('@esign/pdf-signer');
-    const signer = await createSigner({
-      signing: { keyPem: job.keyPem, certPem: job.certPem },
-      warn: () => undefined,
-      ...(job.level === 'B-T' && job.tsaUrl
-        ? { timestamps: { urls: [job.tsaUrl], timeoutMs: 10_000, maxTokenBytes: 12_288 } }
-        : {}),
-    });
-    const png = readFileSync(job.png).toString('base64');
-    return async (bytes) =>
-      (
-        await signer.sign({
-          bytes,
-          kind: 'pdf',
-          fileName: 'bench.pdf',
-          signature: { mode: 'draw', imageBase64: png },
-          positions: [{ x: 50, y: 85, page: 0, width: 25 }],
-          signer: {
-            name: 'Bench Signer',
-            email: 'bench@example.com',
-            ipAddress: '127.0.0.1',
-            userAgent: 'bench',
-          },
-          receivedAt: new Date().toISOString(),
-          // As the handler passes it (PUBLIC_BASE_URL's default): the audit page prints it and its QR code.
-          verifyBaseUrl: 'http://localhost:8080',
-        })
-      ).bytes;
-  }
-  if (job.peer === 'libpdf') {
-    const { PDF, P12Signer, HttpTimestampAuthority } = await import('@libpdf/core');
-    const signer = await P12Signer.create(readFileSync(job.p12), 'bench');
-    const tsa = job.level === 'B-T' && job.tsaUrl ? new HttpTimestampAuthority(job.tsaUrl) : undefined;
-    return async (bytes) => {
-      const pdf = await PDF.load(bytes);
-      const result = await pdf.sign({
-        signer,
-        reason: 'Signed with the bench',
-        level: job.level,
-        ...(tsa ? { timestampAuthority: tsa } : {}),
-      });
-      return result.bytes;
-    };
-  }
-  const { SignPdf } = await import('@signpdf/signpdf');
-  const { pdflibAddPlaceholder } = await import('@signpdf/placeholder-pdf-lib');
-  const { P12Signer } = await import('@signpdf/signer-p12');
-  const p12 = readFileSync(job.p12);
-  const signPdf = new SignPdf();
-  return async (bytes) => {
-    // One P12Signer per signing: it reads the PKCS#12 from a forge buffer that its first `sign`
-    // consumes (a second fails 'Too few bytes to parse DER'), and it decrypts the PKCS#12 in every `sign`.
-    const signer = new P12Signer(p12, { passphrase: 'bench' });
-    const pdfDoc = await PDFDocument.load(bytes);
-    pdflibAddPlaceholder({
-      pdfDoc,
-      reason: 'Signed with the bench',
-      contactInfo: 'bench@example.com',
-      name: 'Bench Signer',
-      location: 'bench',
-    });
-    const prepared = Buffer.from(await pdfDoc.save({ useObjectStreams: false }));
-    return signPdf.sign(prepared, signer);
-  };
-};
 
 const runChild = async (job: Job): Promise<Measured> => {
   const document = readFileSync(job.document);
@@ -200,60 +118,6 @@ const runChild = async (job: Job): Promise<Measured> => {
 // ---------------------------------------------------------------------------------------------------
 // Parent: fixtures, the TSA, one child per row, the checks and the table.
 // ---------------------------------------------------------------------------------------------------
-
-const run = promisify(execFile);
-
-/** An RSA-2048 key and self-signed certificate (PEM) and the same as PKCS#12 (3DES, SHA-1 MAC: forge reads it). */
-const makeIdentity = async (dir: string) => {
-  await run(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'key.pem',
-      '-out',
-      'cert.pem',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=esign bench peers/O=esign development',
-      '-addext',
-      'keyUsage=critical,digitalSignature,nonRepudiation',
-    ],
-    { cwd: dir },
-  );
-  await run(
-    'openssl',
-    [
-      'pkcs12',
-      '-export',
-      '-inkey',
-      'key.pem',
-      '-in',
-      'cert.pem',
-      '-out',
-      'id.p12',
-      '-passout',
-      'pass:bench',
-      '-keypbe',
-      'PBE-SHA1-3DES',
-      '-certpbe',
-      'PBE-SHA1-3DES',
-      '-macalg',
-      'sha1',
-    ],
-    { cwd: dir },
-  );
-  return {
-    keyPem: readFileSync(join(dir, 'key.pem'), 'utf8'),
-    certPem: readFileSync(join(dir, 'cert.pem'), 'utf8'),
-    p12: join(dir, 'id.p12'),
-  };
-};
 
 const spawnChild = (job: Job): Promise<Measured> =>
   new Promise((resolvePromise, reject) => {
@@ -431,7 +295,7 @@ const main = async () => {
       });
       const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
       process.stdout.write(
-        `${summariseProfile(profile, measured.cpuMs.length, quantile(measured.cpuMs, 0.5))}\nprofile: ${path} (open in Chrome DevTools or speedscope)\n`,
+        `${summariseProfile(profile, measured.cpuMs.length, quantile(measured.cpuMs, 0.5), `${profiled} B-B`)}\nprofile: ${path} (open in Chrome DevTools or speedscope)\n`,
       );
     }
   } finally {

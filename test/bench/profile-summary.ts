@@ -33,14 +33,15 @@ export const moduleOf = (url: string, functionName: string): string => {
 
 /**
  * Self time by function and by module, in ms per signing and as a share of the profile's samples
- * (idle time left out), with `cpuMs` (the measured CPU per signing) for scale.
+ * (idle time left out), with `cpuMs` (the measured CPU per signing) for scale; `what` names the
+ * signings profiled (the document and level).
  */
 export const summariseProfile = (
   profile: CpuProfile,
   signings: number,
   cpuMs: number,
+  what: string,
   top = 20,
-  what = '1-page B-B',
 ): string => {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();

@@ -217,8 +217,8 @@ const main = async () => {
           steps.map((x) => x.cpu),
           0.5,
         ),
-        40,
         `an envelope's revision of a ${PAGES}-page document`,
+        40,
       )}\n`,
     );
   }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePdf } from '@esign/testing';
-import { PDFDocument, ParseSpeeds } from 'pdf-lib';
+import { PDFContext, PDFDocument, PDFObjectParser, ParseSpeeds } from 'pdf-lib';
 import type * as PdfLib from 'pdf-lib';
 // pdf-lib's ES build: the same parser, which `fast-parse` does not touch (it patches the CommonJS
 // build that Node loads).
@@ -109,6 +109,35 @@ describe("fast-parse (pdf-lib's parser, faster)", () => {
     expect(failure(ours, (await PDFDocument.create()).context)).toBe(
       failure(theirs, untouched.PDFContext.create()),
     );
+  });
+
+  it.each([
+    ['after names, references, numbers and arrays', '<< /A 1 0 R /B [ 1 2 /N ] /C 3 4 /D 5\n>> )'],
+    ['after keywords, a comment and a number that is not a reference', '[ true false null 7 % note\n 8 x'],
+    ['inside a dictionary, on its second line', '<< /Type /Page\n/Kids [ 3 0 R ] /X ]'],
+  ])('reports the position pdf-lib reports %s', (_, source) => {
+    const bytes = Buffer.from(source, 'latin1');
+    const errorOf = (parse: () => unknown) => {
+      try {
+        parse();
+        return 'parsed';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const ours = errorOf(() => {
+      const parser = PDFObjectParser.forBytes(bytes, PDFContext.create());
+      parser.parseObject();
+      parser.parseObject();
+    });
+    const theirs = errorOf(() => {
+      const parser = untouched.PDFObjectParser.forBytes(bytes, untouched.PDFContext.create());
+      parser.parseObject();
+      parser.parseObject();
+    });
+    // Messages carry the line, column and offset of the byte at fault.
+    expect(ours).toMatch(/line:\d+ col:\d+ offset=\d+/);
+    expect(ours).toBe(theirs);
   });
 
   it('parses every file of the shared corpus (real-world, damaged, object streams) as pdf-lib does', async () => {

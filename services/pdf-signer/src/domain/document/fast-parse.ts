@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import type * as PdfLib from 'pdf-lib';
-import type { PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream } from 'pdf-lib';
+import type { PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream, PDFRef } from 'pdf-lib';
 import { inflateWithinBudget } from './decode-budget';
+import './name-lookup';
+import { enterParse, leaveParse, recordParsed } from './pristine-objects';
 
 /**
  * Faster versions of pdf-lib's hottest parsing steps, with the same results. pdf-lib's parser reads
@@ -30,6 +32,12 @@ interface Parser {
   context: PDFContext;
   parseName(): PDFName;
   parseObject(): PDFObject;
+  parseDictOrStream(): PDFObject;
+  parseHexString(): PDFObject;
+  parseString(): PDFObject;
+  parseArray(): PDFObject;
+  parseNumberOrRef(): PDFObject;
+  parseRawNumber(): number;
   skipWhitespaceAndComments(): void;
 }
 
@@ -61,12 +69,24 @@ const text = (bytes: Uint8Array, start: number, end: number): string =>
     : String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]);
 
 /**
- * Names by their bytes in the file, for names without a #-escape (whose decoded text is their bytes).
- * The values are pdf-lib's own pooled instances, which it keeps for the life of the process anyway;
- * bounded, so that documents full of unique names cannot grow it without end.
+ * Names by their bytes in the file, for names without a #-escape (whose decoded text is their bytes),
+ * found by a hash of the bytes computed while they are scanned and compared byte for byte, so that
+ * a name seen before costs no string. The values are pdf-lib's own pooled instances, which it keeps
+ * for the life of the process anyway; bounded, so that documents full of unique names cannot grow it
+ * without end.
  */
-const names = new Map<string, PDFName>();
+interface KnownName {
+  readonly raw: string;
+  readonly name: PDFName;
+}
+const names = new Map<number, KnownName>();
 const MAX_NAMES = 4096;
+
+const sameBytes = (raw: string, bytes: Uint8Array, start: number, end: number): boolean => {
+  if (raw.length !== end - start) return false;
+  for (let i = 0; i < raw.length; i++) if (raw.charCodeAt(i) !== bytes[start + i]) return false;
+  return true;
+};
 
 const originalParseName = PDFObjectParser.prototype.parseName as (this: Parser) => PDFName;
 PDFObjectParser.prototype.parseName = function parseName(this: Parser): PDFName {
@@ -76,22 +96,24 @@ PDFObjectParser.prototype.parseName = function parseName(this: Parser): PDFName 
   const start = stream.idx + 1;
   let end = start;
   let escaped = false;
+  // FNV-1a over the name's bytes.
+  let hash = 0x811c9dc5;
   for (; end < length; end++) {
     const byte = bytes[end] ?? 0;
     if (IsWhitespace[byte] || IsDelimiter[byte]) break;
     if (byte === HASH) escaped = true;
+    hash = Math.imul(hash ^ byte, 0x01000193);
   }
-  const raw = text(bytes, start, end);
   // Whitespace (newlines included) ends a name: the line does not change.
   stream.column += end - stream.idx;
   stream.idx = end;
-  if (escaped) return Name.of(raw);
-  let name = names.get(raw);
-  if (!name) {
-    name = Name.of(raw);
-    if (names.size >= MAX_NAMES) names.clear();
-    names.set(raw, name);
-  }
+  if (escaped) return Name.of(text(bytes, start, end));
+  const known = names.get(hash);
+  if (known && sameBytes(known.raw, bytes, start, end)) return known.name;
+  const raw = text(bytes, start, end);
+  const name = Name.of(raw);
+  if (names.size >= MAX_NAMES) names.clear();
+  names.set(hash, { raw, name });
   return name;
 };
 
@@ -131,7 +153,114 @@ BaseParser.prototype.skipWhitespace = function skipWhitespace(this: Parser): voi
   stream.column = column;
 };
 
+const LETTER_R = 0x52;
 const LESS_THAN = 0x3c;
+const LEFT_PAREN = 0x28;
+const LEFT_BRACKET = 0x5b;
+
+const originalParseObject = PDFObjectParser.prototype.parseObject as (this: Parser) => PDFObject;
+
+/**
+ * A dictionary (or stream) or an array, with where it starts and ends, so that an indirect object
+ * nothing changes is written as it was read (`pristine-objects.ts`). Only these hold other objects.
+ */
+const parseContainer = (parser: Parser, dictionary: boolean): PDFObject => {
+  const stream = parser.bytes;
+  const start = stream.idx;
+  enterParse();
+  let object: PDFObject;
+  try {
+    object = dictionary ? parser.parseDictOrStream() : parser.parseArray();
+  } finally {
+    leaveParse();
+  }
+  recordParsed(parser.context, object, stream.bytes, start, stream.idx);
+  return object;
+};
+
+/**
+ * pdf-lib's `parseObject`, choosing by the first byte instead of trying the keywords true, false and
+ * null first at every object. Each keyword it tries reads one byte before it fails, which moves the
+ * column (not the position) by one: three for an object that is not a keyword, kept here. Keywords,
+ * and anything it would throw on, go to pdf-lib's own code.
+ */
+PDFObjectParser.prototype.parseObject = function parseObject(this: Parser): PDFObject {
+  this.skipWhitespaceAndComments();
+  const stream = this.bytes;
+  if (stream.idx >= stream.length) return originalParseObject.call(this);
+  const byte = stream.bytes[stream.idx] ?? 0;
+  if (byte === SLASH) {
+    stream.column += 3;
+    return this.parseName();
+  }
+  if (IsNumeric[byte]) {
+    stream.column += 3;
+    return this.parseNumberOrRef();
+  }
+  if (byte === LESS_THAN) {
+    stream.column += 3;
+    return stream.bytes[stream.idx + 1] === LESS_THAN ? parseContainer(this, true) : this.parseHexString();
+  }
+  if (byte === LEFT_BRACKET) {
+    stream.column += 3;
+    return parseContainer(this, false);
+  }
+  if (byte === LEFT_PAREN) {
+    stream.column += 3;
+    return this.parseString();
+  }
+  // true, false, null, or not an object at all.
+  return originalParseObject.call(this);
+};
+
+/**
+ * References by object and generation number: pdf-lib's own pooled instances (which it keeps for the
+ * life of the process), found without building its pool's string key `"12 0 R"` for each. Bounded.
+ */
+const refs = new Map<number, PDFRef>();
+const MAX_REFS = 65536;
+const refOf = (objectNumber: number, generation: number): PDFRef => {
+  if (
+    !Number.isInteger(objectNumber) ||
+    !Number.isInteger(generation) ||
+    objectNumber < 0 ||
+    objectNumber >= 2 ** 32 ||
+    generation < 0 ||
+    generation >= 2 ** 16
+  ) {
+    return lib.PDFRef.of(objectNumber, generation);
+  }
+  const key = objectNumber * 65536 + generation;
+  let ref = refs.get(key);
+  if (!ref) {
+    ref = lib.PDFRef.of(objectNumber, generation);
+    if (refs.size >= MAX_REFS) refs.clear();
+    refs.set(key, ref);
+  }
+  return ref;
+};
+
+/** pdf-lib's `parseNumberOrRef`, step for step (its lookahead included), references from `refOf`. */
+PDFObjectParser.prototype.parseNumberOrRef = function parseNumberOrRef(this: Parser): PDFObject {
+  const stream = this.bytes;
+  const first = this.parseRawNumber();
+  this.skipWhitespaceAndComments();
+  const lookaheadStart = stream.idx;
+  if (IsDigit[stream.bytes[stream.idx] ?? -1]) {
+    const second = this.parseRawNumber();
+    this.skipWhitespaceAndComments();
+    if (stream.bytes[stream.idx] === LETTER_R) {
+      // 'R' is not a newline: the column moves, as pdf-lib's assertNext would.
+      stream.idx += 1;
+      stream.column += 1;
+      return refOf(first, second);
+    }
+  }
+  // As pdf-lib's moveTo: the position goes back, the line and column do not.
+  stream.idx = lookaheadStart;
+  return lib.PDFNumber.of(first);
+};
+
 const GREATER_THAN = 0x3e;
 // pdf-lib's parseDict looks these up (a regular expression each) for every dictionary it parses.
 const TYPE = Name.of('Type');
