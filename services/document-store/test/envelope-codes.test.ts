@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { connectBus, endpoint, type Bus } from '@esign/bus';
+import type { Bus } from '@esign/bus';
 import type { BlobStore } from '@esign/blob';
 import {
   EnvelopeApprove,
@@ -13,16 +13,20 @@ import {
   EnvelopeRequestCode,
   EnvelopeSetCode,
   EnvelopeVerifyCode,
-  PdfCompleteEnvelope,
   type TCertificateRecipient,
   type TEnvelope,
 } from '@esign/contracts';
-import { createLogger } from '@esign/telemetry';
 import type pg from 'pg';
 import type { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
 import { envelopeCodeHash } from '../src/domain/envelope/email-code';
-import { prepareEnvelopeStandIn, test, type TestBed } from './helpers';
+import {
+  completeEnvelopeStandIn,
+  prepareEnvelopeStandIn,
+  servePdfSigner,
+  test,
+  type TestBed,
+} from './helpers';
 
 let bed: TestBed;
 let db: pg.Client;
@@ -42,29 +46,12 @@ test.beforeAll(async ({ bed: fileBed, db: fileDb }) => {
   bed = fileBed;
   db = fileDb;
   // pdf-signer's pdf.complete-envelope as document-store sees it: the certificate's recipients kept.
-  pdf = await connectBus({
-    url: fileBed.config.NATS_URL,
-    name: 'pdf-signer',
-    prefix: fileBed.config.BUS_PREFIX,
-    logger: createLogger({ service: 'test', level: 'error' }),
-    timeoutMs: 5000,
-  });
-  await pdf.serve([
+  pdf = await servePdfSigner(fileBed.config, [
     prepareEnvelopeStandIn(() => blob),
-    endpoint(PdfCompleteEnvelope, async (request) => {
-      certificates.set(request.envelopeId, request.recipients);
-      const signedKey = `signed/${request.accountId}/${request.auditId}.pdf`;
-      await blob.put(signedKey, Buffer.from('%PDF-1.7 sealed'));
-      return {
-        signedKey,
-        signedFileName: 'x-signed.pdf',
-        fileHash: `sha256:${'a'.repeat(64)}`,
-        size: 15,
-        pageCount: 1,
-        signedAt: new Date().toISOString(),
-        events: [],
-      };
-    }),
+    completeEnvelopeStandIn(
+      () => blob,
+      (request) => certificates.set(request.envelopeId, request.recipients),
+    ),
   ]);
 });
 

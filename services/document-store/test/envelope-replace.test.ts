@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectBus, endpoint, type Bus } from '@esign/bus';
+import type { Bus } from '@esign/bus';
 import type { BlobStore } from '@esign/blob';
 import {
   DocumentGet,
@@ -15,15 +15,20 @@ import {
   EnvelopeRecordView,
   EnvelopeReplaceRecipient,
   EnvelopeResendRecipient,
-  PdfCompleteEnvelope,
   type TCertificateRecipient,
   type TEnvelope,
 } from '@esign/contracts';
-import { createLogger } from '@esign/telemetry';
 import type pg from 'pg';
 import type { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
-import { prepareEnvelopeStandIn, test, verifyAuditChain, type TestBed } from './helpers';
+import {
+  completeEnvelopeStandIn,
+  prepareEnvelopeStandIn,
+  servePdfSigner,
+  test,
+  verifyAuditChain,
+  type TestBed,
+} from './helpers';
 
 /**
  * Resending a recipient's email and replacing a recipient (`envelope.resend-recipient`,
@@ -48,30 +53,12 @@ test.override('storeOptions', {
 test.beforeAll(async ({ bed: fileBed, db: fileDb }) => {
   bed = fileBed;
   db = fileDb;
-  pdf = await connectBus({
-    url: bed.config.NATS_URL,
-    name: 'pdf-signer',
-    prefix: bed.config.BUS_PREFIX,
-    logger: createLogger({ service: 'test', level: 'error' }),
-    timeoutMs: 5000,
-  });
-  await pdf.serve([
+  pdf = await servePdfSigner(fileBed.config, [
     prepareEnvelopeStandIn(() => blob),
-    endpoint(PdfCompleteEnvelope, async (request) => {
-      certificates.set(request.envelopeId, request.recipients);
-      const signedKey = `signed/${request.accountId}/${request.auditId}.pdf`;
-      await blob.copy(request.sourceKey, signedKey);
-      const bytes = await blob.getBuffer(signedKey);
-      return {
-        signedKey,
-        signedFileName: request.fileName.replace(/\.pdf$/, '-signed.pdf'),
-        fileHash: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
-        size: bytes.length,
-        pageCount: 2,
-        signedAt: new Date().toISOString(),
-        events: [],
-      };
-    }),
+    completeEnvelopeStandIn(
+      () => blob,
+      (request) => certificates.set(request.envelopeId, request.recipients),
+    ),
   ]);
 });
 

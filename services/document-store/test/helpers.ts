@@ -1,7 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createBlobStore, type BlobStore } from '@esign/blob';
 import { connectBus, endpoint, type Bus } from '@esign/bus';
-import { PdfPrepareEnvelope, type TRecordDocumentRequest, type TStoredAuditEvent } from '@esign/contracts';
+import {
+  PdfCompleteEnvelope,
+  PdfPrepareEnvelope,
+  type TRecordDocumentRequest,
+  type TStoredAuditEvent,
+} from '@esign/contracts';
+import type { z } from 'zod';
 import { newAuditId } from '@esign/ids';
 import { createLogger, type Logger } from '@esign/telemetry';
 import {
@@ -180,3 +186,46 @@ export const prepareEnvelopeStandIn = (blob: () => BlobStore) =>
       events: [],
     };
   });
+
+/**
+ * pdf-signer's `pdf.complete-envelope` as document-store sees it: the head copied to the signed key and
+ * its hash answered. `seen` gets each request first (a test keeps the certificate's recipients).
+ */
+type TCompleteEnvelopeRequest = z.output<(typeof PdfCompleteEnvelope)['request']>;
+
+export const completeEnvelopeStandIn = (
+  blob: () => BlobStore,
+  seen: (request: TCompleteEnvelopeRequest) => void = () => undefined,
+) =>
+  endpoint(PdfCompleteEnvelope, async (request) => {
+    seen(request);
+    const store = blob();
+    const signedKey = `signed/${request.accountId}/${request.auditId}.pdf`;
+    await store.copy(request.sourceKey, signedKey);
+    const bytes = await store.getBuffer(signedKey);
+    return {
+      signedKey,
+      signedFileName: request.fileName.replace(/\.pdf$/, '-signed.pdf'),
+      fileHash: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+      size: bytes.length,
+      pageCount: 2,
+      signedAt: new Date().toISOString(),
+      events: [],
+    };
+  });
+
+/** A bus connection of pdf-signer's name on the store's prefix, serving `endpoints` (stand-ins). */
+export const servePdfSigner = async (
+  config: Pick<TDocumentStoreConfig, 'NATS_URL' | 'BUS_PREFIX'>,
+  endpoints: Parameters<Bus['serve']>[0],
+): Promise<Bus> => {
+  const pdf = await connectBus({
+    url: config.NATS_URL,
+    name: 'pdf-signer',
+    prefix: config.BUS_PREFIX,
+    logger: createLogger({ service: 'test', level: 'error' }),
+    timeoutMs: 5000,
+  });
+  await pdf.serve(endpoints);
+  return pdf;
+};
