@@ -8,7 +8,10 @@
  * - `@signpdf/signpdf` with `@signpdf/placeholder-pdf-lib` and `@signpdf/signer-p12`: pdf-lib adds the
  *   placeholder and saves the document again, node-forge signs (adbe.pkcs7.detached; no timestamps).
  * Each peer, level and document runs in a child process of its own (so that one's heap is not in
- * another's figure): a few signings to warm up, then `--runs` signings one at a time, each timed in
+ * another's figure): `--warmup` signings to warm up, a forced collection, `--settle` signings more
+ * (untimed: V8 takes 100-150 signings to return to its pace after a forced collection, which made
+ * medians over the 50 runs after 40 of the first version up to 3x the steady figure, and unevenly:
+ * more for the peer that allocates more), then `--runs` signings one at a time, each timed in
  * CPU (`process.cpuUsage()`: every thread of the process) and wall time. Peak memory is the child's
  * resident high-water mark (VmHWM, reset once the child is idle: the signer built, the document read,
  * the warm-up done, garbage collected) minus its resident memory then. The first and last output of each row are checked with `pdfsig`
@@ -39,6 +42,8 @@ const MB = 1024 * 1024;
 interface Job extends SignerJob {
   document: string;
   warmup: number;
+  /** Signings after the forced collection that are not timed (their memory counts in the peak). */
+  settle: number;
   runs: number;
   outDir: string;
   profile?: string;
@@ -81,6 +86,7 @@ const runChild = async (job: Job): Promise<Measured> => {
   const idleRssBytes = statusKb('VmRSS');
   // Reset the resident high-water mark (Linux: 5 > clear_refs) to the level now.
   writeFileSync('/proc/self/clear_refs', '5');
+  for (let i = 0; i < job.settle; i++) await sign(document);
   let session: Session | undefined;
   if (job.profile) {
     const inspector = await import('node:inspector/promises');
@@ -176,9 +182,10 @@ interface Row {
 const main = async () => {
   const { values: args } = parseArgs({
     options: {
-      runs: { type: 'string', default: '50' },
+      runs: { type: 'string', default: '300' },
       'large-runs': { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '40' },
+      warmup: { type: 'string', default: '200' },
+      settle: { type: 'string', default: '200' },
       peers: { type: 'string', default: PEERS.join(',') },
       levels: { type: 'string', default: LEVELS.join(',') },
       documents: { type: 'string', default: 'all' },
@@ -192,6 +199,7 @@ const main = async () => {
   const runs = Number(args.runs);
   const largeRuns = Math.min(runs, Number(args['large-runs']));
   const warmup = Number(args.warmup);
+  const settle = Number(args.settle);
   const peers = args.peers.split(',').filter((p): p is Peer => (PEERS as readonly string[]).includes(p));
   const levels = args.levels.split(',').filter((l): l is Level => (LEVELS as readonly string[]).includes(l));
   const documents =
@@ -246,6 +254,7 @@ const main = async () => {
               ...identity,
               ...(tsa ? { tsaUrl: tsa.url } : {}),
               warmup: document === '20 MB image' ? Math.min(warmup, 2) : warmup,
+              settle: document === '20 MB image' ? Math.min(settle, 2) : settle,
               runs: document === '20 MB image' ? largeRuns : runs,
               outDir,
             });
@@ -259,7 +268,7 @@ const main = async () => {
         }
       }
     }
-    printTable(rows, sizes, { runs, largeRuns, warmup });
+    printTable(rows, sizes, { runs, largeRuns, warmup, settle });
     // A row that failed to run or whose output fails the checks fails the command (the smoke check).
     if (rows.some((row) => row.failure ?? row.note?.startsWith('failed'))) process.exitCode = 1;
 
@@ -274,7 +283,7 @@ const main = async () => {
       mkdirSync(outDir);
       const profileRuns = Number(args['profile-runs']);
       process.stdout.write(
-        `\nprofiling ours, ${profiled}, B-B (${profileRuns} signings after ${warmup * 4} to warm up)…\n`,
+        `\nprofiling ours, ${profiled}, B-B (${profileRuns} signings after ${warmup * 4} + ${settle} to warm up)…\n`,
       );
       if (!sizes.has(profiled)) {
         writeFileSync(
@@ -289,6 +298,7 @@ const main = async () => {
         png,
         ...identity,
         warmup: warmup * 4,
+        settle,
         runs: profileRuns,
         outDir,
         profile: path,
@@ -307,7 +317,7 @@ const main = async () => {
 const printTable = (
   rows: Row[],
   sizes: Map<DocumentName, number>,
-  counts: { runs: number; largeRuns: number; warmup: number },
+  counts: { runs: number; largeRuns: number; warmup: number; settle: number },
 ) => {
   const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
   const ratio = (value: number, ours: number | undefined) =>
@@ -330,7 +340,7 @@ const printTable = (
   ].join(' ');
   const lines = [
     '',
-    `${cpus().length} x ${cpus()[0]?.model ?? '?'}, Node ${process.version}, ${new Date().toISOString()}; runs: ${counts.runs} (20 MB: ${counts.largeRuns}) after ${counts.warmup} (20 MB: ${Math.min(counts.warmup, 2)}) to warm up, one at a time, each row its own process`,
+    `${cpus().length} x ${cpus()[0]?.model ?? '?'}, Node ${process.version}, ${new Date().toISOString()}; runs: ${counts.runs} (20 MB: ${counts.largeRuns}) after ${counts.warmup} + ${counts.settle} after a forced collection (20 MB: ${Math.min(counts.warmup, 2)} + ${Math.min(counts.settle, 2)}) to warm up, one at a time, each row its own process`,
     `documents: ${[...sizes].map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KB`).join(', ')}; times in ms per signature`,
     '',
     header,
