@@ -87,7 +87,9 @@ export type SignOnce = (bytes: Buffer) => Promise<Uint8Array>;
 /** A peer's signer, built once (certificate, fonts, TSA client), for signing one document after another. */
 export const makeSigner = async (job: SignerJob): Promise<SignOnce> => {
   if (job.peer === 'ours') {
-    const { createSigner } = await import('@esign/pdf-signer');
+    // The signer alone, as a signing worker loads it: the service's entry point would bring NATS,
+    // telemetry and the object-storage client into the heap (12 MB more for V8 to mark).
+    const { createSigner } = await import('@esign/pdf-signer/signer');
     const signer = await createSigner({
       signing: { keyPem: job.keyPem, certPem: job.certPem },
       warn: () => undefined,

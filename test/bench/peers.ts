@@ -25,6 +25,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { WORKER_YOUNG_GENERATION_MB } from '@esign/pdf-signer/worker-limits';
 import { makeLargePdf, makePdf, makePng, pdfSig, qpdfCheck, startTestTsa } from '@esign/testing';
 import type { TestTsa } from '@esign/testing';
 import type { Session } from 'node:inspector/promises';
@@ -125,10 +126,32 @@ const runChild = async (job: Job): Promise<Measured> => {
 // Parent: fixtures, the TSA, one child per row, the checks and the table.
 // ---------------------------------------------------------------------------------------------------
 
+/** Extra Node/V8 flags for every child alike (`--node-flags`). */
+let nodeFlags: string[] = [];
+
+/**
+ * Our signer's heap as a signing worker has it (its `resourceLimits`: services/pdf-signer/src/workers/
+ * worker-limits.ts): a young generation of WORKER_YOUNG_GENERATION_MB (V8's is three semi-spaces'
+ * worth) and SIGN_WORKER_HEAP_MB's default old-generation cap. Node's defaults (16 MB semi-spaces on
+ * this machine) made V8 start a full marking of our ~47 MB live heap every 20-25 signings while they
+ * waited on the TSA (`--trace-incremental-marking`): that is not how the service signs. The peers
+ * run with Node's defaults, as they ship.
+ */
+const OURS_HEAP_FLAGS = [
+  `--max-semi-space-size=${WORKER_YOUNG_GENERATION_MB / 3}`,
+  '--max-old-space-size=256',
+];
+
 const spawnChild = (job: Job): Promise<Measured> =>
   new Promise((resolvePromise, reject) => {
     const child = fork(HERE, ['--child'], {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
+      execArgv: [
+        '--import',
+        'tsx',
+        '--expose-gc',
+        ...(job.peer === 'ours' ? OURS_HEAP_FLAGS : []),
+        ...nodeFlags,
+      ],
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       cwd: ROOT,
     });
@@ -193,9 +216,14 @@ const main = async () => {
       'profile-runs': { type: 'string', default: '200' },
       // Which document the profile signs (a prefix, as for --documents): 1-page or 20-page.
       'profile-document': { type: 'string', default: '1-page' },
+      // Which level the profile signs at (B-T asks the same local TSA as the table's rows).
+      'profile-level': { type: 'string', default: 'B-B' },
+      // Node or V8 flags for every signer's process alike, e.g. '--max-semi-space-size=32'.
+      'node-flags': { type: 'string', default: '' },
       child: { type: 'boolean', default: false },
     },
   });
+  nodeFlags = args['node-flags'].split(' ').filter(Boolean);
   const runs = Number(args.runs);
   const largeRuns = Math.min(runs, Number(args['large-runs']));
   const warmup = Number(args.warmup);
@@ -278,12 +306,17 @@ const main = async () => {
       const profiled: DocumentName =
         DOCUMENTS.find((d) => d.startsWith(args['profile-document']) && d !== '20 MB image') ?? '1-page';
       const slug = profiled === '1-page' ? '1page' : '20page';
-      const path = join(profileDir, `peers-ours-${slug}-BB-${Date.now()}.cpuprofile`);
+      const profileLevel: Level = args['profile-level'] === 'B-T' ? 'B-T' : 'B-B';
+      if (profileLevel === 'B-T') tsa ??= await startTestTsa();
+      const path = join(
+        profileDir,
+        `peers-ours-${slug}-${profileLevel.replace('-', '')}-${Date.now()}.cpuprofile`,
+      );
       const outDir = join(dir, 'out-profile');
       mkdirSync(outDir);
       const profileRuns = Number(args['profile-runs']);
       process.stdout.write(
-        `\nprofiling ours, ${profiled}, B-B (${profileRuns} signings after ${warmup * 4} + ${settle} to warm up)…\n`,
+        `\nprofiling ours, ${profiled}, ${profileLevel} (${profileRuns} signings after ${warmup * 4} + ${settle} to warm up)…\n`,
       );
       if (!sizes.has(profiled)) {
         writeFileSync(
@@ -293,10 +326,11 @@ const main = async () => {
       }
       const measured = await spawnChild({
         peer: 'ours',
-        level: 'B-B',
+        level: profileLevel,
         document: files[profiled],
         png,
         ...identity,
+        ...(tsa ? { tsaUrl: tsa.url } : {}),
         warmup: warmup * 4,
         settle,
         runs: profileRuns,
@@ -305,7 +339,7 @@ const main = async () => {
       });
       const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
       process.stdout.write(
-        `${summariseProfile(profile, measured.cpuMs.length, quantile(measured.cpuMs, 0.5), `${profiled} B-B`)}\nprofile: ${path} (open in Chrome DevTools or speedscope)\n`,
+        `${summariseProfile(profile, measured.cpuMs.length, quantile(measured.cpuMs, 0.5), `${profiled} ${profileLevel}`)}\nprofile: ${path} (open in Chrome DevTools or speedscope)\n`,
       );
     }
   } finally {
