@@ -66,4 +66,14 @@ describe('cleanText', () => {
     expect(cleanText('  Jose\u0301\n\t\u202eDoe\u0000 ')).toBe('José Doe');
     expect(cleanText('می\u200cخواهم')).toBe('می\u200cخواهم');
   });
+
+  it('returns clean ASCII as it is, and cleans ASCII that is not', () => {
+    expect(cleanText('Ada Lovelace <ada@example.com>')).toBe('Ada Lovelace <ada@example.com>');
+    expect(cleanText('Ada  Lovelace')).toBe('Ada Lovelace');
+    expect(cleanText(' Ada Lovelace')).toBe('Ada Lovelace');
+    expect(cleanText('Ada Lovelace ')).toBe('Ada Lovelace');
+    expect(cleanText('Ada\tLovelace\r\n')).toBe('Ada Lovelace');
+    expect(cleanText('Ada\u007fLovelace')).toBe('Ada Lovelace');
+    expect(cleanText('')).toBe('');
+  });
 });

@@ -62,18 +62,23 @@ const classOf = (ch: string): CharClass => {
 
 const isRtlClass = (cls: CharClass) => cls === 'arabic' || cls === 'hebrew';
 
+/** Printable ASCII with single spaces between words: what most values are, and already clean. */
+const CLEAN_ASCII = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
+
 /**
  * Clean text for drawing: NFC (so that accented letters match the fonts' precomposed glyphs),
  * control and format characters out (joiners kept: Persian names need ZWNJ), whitespace collapsed.
  */
 export const cleanText = (text: string): string =>
-  text
-    .normalize('NFC')
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (m) =>
-      m === '\u200c' || m === '\u200d' ? m : FORMAT.test(m) ? '' : ' ',
-    )
-    .replace(/\s+/gu, ' ')
-    .trim();
+  CLEAN_ASCII.test(text)
+    ? text
+    : text
+        .normalize('NFC')
+        .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (m) =>
+          m === '\u200c' || m === '\u200d' ? m : FORMAT.test(m) ? '' : ' ',
+        )
+        .replace(/\s+/gu, ' ')
+        .trim();
 
 const covers = (face: FontFace, chars: readonly string[]) =>
   chars.every((ch) => {

@@ -174,7 +174,8 @@ const splitRgba = (
   const packed = wordsOf(groups * 16);
   for (let y = 0; y < height; y++) {
     const row = y * (rowBytes + 1) + 1;
-    packed.bytes.set(data.subarray(row, row + rowBytes), y * rowBytes);
+    // Buffer#copy takes offsets: no view object per row.
+    data.copy(packed.bytes, y * rowBytes, row, row + rowBytes);
   }
   const color = wordsOf(groups * 12);
   const alpha = wordsOf(groups * 4);
