@@ -396,9 +396,9 @@ const printTable = (
     lines.push(
       [
         label,
-        fmt(cpu50).padStart(8),
+        fmt(cpu50, cpu50 < 10 ? 2 : 1).padStart(8),
         fmt(quantile(m.cpuMs, 0.95)).padStart(8),
-        fmt(wall50).padStart(8),
+        fmt(wall50, wall50 < 10 ? 2 : 1).padStart(8),
         fmt(quantile(m.wallMs, 0.95)).padStart(8),
         fmt(peak).padStart(8),
         fmt(size / 1024).padStart(9),
