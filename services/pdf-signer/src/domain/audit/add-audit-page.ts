@@ -65,8 +65,12 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const codePointLabel = (ch: string) =>
   `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
-/** Builds lines in Helvetica when the text allows it (nothing to embed), else in the Noto fallback chain. */
-export const createLineMaker = (library: FontLibrary) => {
+/** Lines of fixed text kept by a line maker (`fixedOnce`); cleared when full. */
+const MAX_FIXED_LINES = 512;
+
+export type LineMaker = ReturnType<typeof makeLineMaker>;
+
+const makeLineMaker = (library: FontLibrary) => {
   const helvetica = standardFontMetrics(library.helvetica);
   const helveticaBold = standardFontMetrics(library.helveticaBold);
   const standardLine = (text: string, face: StandardFace): DrawableLine => {
@@ -84,9 +88,27 @@ export const createLineMaker = (library: FontLibrary) => {
     for (const ch of text) if (!library.winAnsi.has(ch.codePointAt(0) ?? 0)) return false;
     return true;
   };
+  const fixedLines = new Map<string, DrawableLine>();
   return {
     /** Fixed English text (labels, headings, notes). */
     fixed: (text: string, bold = false) => standardLine(text, bold ? HELVETICA_BOLD : HELVETICA),
+    /**
+     * Fixed text that recurs on every page this process draws (labels, headings, the fixed
+     * paragraphs' lines): measured and encoded once. Never signer data.
+     */
+    fixedOnce(text: string, bold = false): DrawableLine {
+      const key = bold ? `b${text}` : `r${text}`;
+      let line = fixedLines.get(key);
+      if (!line) {
+        const face = bold ? HELVETICA_BOLD : HELVETICA;
+        const made = standardLine(text, face);
+        const hex = (bold ? helveticaBold : helvetica).encodeText(text);
+        line = { ...made, pieces: [{ face, text, width: made.width, hex }] };
+        if (fixedLines.size >= MAX_FIXED_LINES) fixedLines.clear();
+        fixedLines.set(key, line);
+      }
+      return line;
+    },
     /** User-supplied text; characters no font has are shown as their code point (U+XXXX). */
     value(text: string): DrawableLine {
       if (isWinAnsi(text)) return standardLine(text, HELVETICA);
@@ -98,6 +120,21 @@ export const createLineMaker = (library: FontLibrary) => {
     },
     isWinAnsi,
   };
+};
+
+const lineMakers = new WeakMap<FontLibrary, LineMaker>();
+
+/**
+ * Builds lines in Helvetica when the text allows it (nothing to embed), else in the Noto fallback
+ * chain. One per font library (it holds no state of a document): made once, not on every call.
+ */
+export const createLineMaker = (library: FontLibrary): LineMaker => {
+  let maker = lineMakers.get(library);
+  if (!maker) {
+    maker = makeLineMaker(library);
+    lineMakers.set(library, maker);
+  }
+  return maker;
 };
 
 /** Lines of a standard font (Helvetica): exact widths from per-character tables, kerning included. */
@@ -204,11 +241,11 @@ export const addAuditPage = (options: {
     const wrapNow = () => wrapStandard(text, CONTENT_WIDTH, size, helvetica);
     const lines = recurring ? wrapOnce(`fixed ${size} ${text}`, wrapNow) : wrapNow();
     for (const [i, line] of lines.entries())
-      draw(make.fixed(line), size, i === lines.length - 1 ? gapAfter : 2);
+      draw(recurring ? make.fixedOnce(line) : make.fixed(line), size, i === lines.length - 1 ? gapAfter : 2);
   };
   const field = (label: string, value: string, recurring = false) => {
     content.push('0.35 0.35 0.4 rg');
-    draw(make.fixed(label.toUpperCase(), true), 7.5, 2);
+    draw(make.fixedOnce(label.toUpperCase(), true), 7.5, 2);
     content.push('0 0 0 rg');
     let text = cleanText(value) || '(none)';
     if (text.length > MAX_VALUE_CHARS) text = `${text.slice(0, MAX_VALUE_CHARS)}…`;
@@ -219,7 +256,7 @@ export const addAuditPage = (options: {
       texts = wrapOnce(`value ${size} ${text}`, () => [
         ...wrapValue({ text, library, size, maxWidth: CONTENT_WIDTH }).texts,
       ]);
-      lines = texts.map((t) => make.value(t));
+      lines = texts.map((t) => (make.isWinAnsi(t) ? make.fixedOnce(t) : make.value(t)));
     } else {
       ({ texts, lines } = wrapValue({ text, library, size, maxWidth: CONTENT_WIDTH }));
     }
@@ -231,7 +268,7 @@ export const addAuditPage = (options: {
   };
 
   content.push('0 0 0 rg');
-  draw(make.fixed('Signature audit trail', true), 20, 6);
+  draw(make.fixedOnce('Signature audit trail', true), 20, 6);
   content.push('0.3 0.3 0.3 rg');
   paragraph(
     'This page was added by the e-signature service when the document was signed. It is part of the signed ' +
@@ -264,7 +301,7 @@ export const addAuditPage = (options: {
 
   y -= 6;
   content.push('0 0 0 rg');
-  draw(make.fixed('How to verify', true), 12, 6);
+  draw(make.fixedOnce('How to verify', true), 12, 6);
   content.push('0.2 0.2 0.2 rg');
   paragraph(
     `1. Compute the SHA-256 of this PDF file exactly as you received it. It must equal the fileHash recorded ` +

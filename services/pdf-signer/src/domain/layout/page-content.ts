@@ -19,6 +19,8 @@ export interface StandardPiece {
   readonly text: string;
   /** Advance width at font size 1. */
   readonly width: number;
+  /** The text encoded (`<…>`), when known already (fixed text drawn on every page). */
+  readonly hex?: string;
 }
 
 /** A line ready to draw: pieces in visual order, widths at font size 1. */
@@ -118,7 +120,7 @@ const createContent = (
         }
         if (isStandardPiece(piece)) {
           const font = fonts.standard(piece.face);
-          const hex = standardFontMetrics(font).encodeText(piece.text);
+          const hex = piece.hex ?? standardFontMetrics(font).encodeText(piece.text);
           ops.push(`BT ${fontName(font.ref)} ${num(size)} Tf 1 0 0 1 ${num(pen)} ${num(y)} Tm ${hex} Tj ET`);
           pen += piece.width * size;
           continue;
