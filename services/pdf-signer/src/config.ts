@@ -5,7 +5,7 @@ import { loadConfig, ZBaseEnv, ZBlobEnv } from '@esign/config';
 import type { SigningMaterial } from './domain/cms/load-signing-identity';
 import type { TimestampSettings } from './domain/ltv/request-timestamp';
 import type { RevocationSettings } from './domain/ltv/revocation';
-import { WORKER_YOUNG_GENERATION_MB } from './workers/worker-limits';
+import { DEFAULT_WORKER_HEAP_MB, WORKER_YOUNG_GENERATION_MB } from './workers/worker-limits';
 import { MAIN_THREAD_WARM_UP_SIGNINGS, WARM_UP_MAX_SIGNINGS, type SignWarmUp } from './workers/warm-up-plan';
 
 /** Environment of the pdf-signer service. */
@@ -125,7 +125,7 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .int()
       .min(64)
       .max(16_384)
-      .default(256)
+      .default(DEFAULT_WORKER_HEAP_MB)
       .describe(
         'V8 heap limit of each signing worker, in MB (past it: the worker is replaced, the request refused).',
       ),

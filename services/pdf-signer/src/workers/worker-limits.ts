@@ -7,6 +7,9 @@ import type { ResourceLimits } from 'node:worker_threads';
  */
 export const WORKER_YOUNG_GENERATION_MB = 12;
 
+/** SIGN_WORKER_HEAP_MB's default: a signing worker's old-generation cap, in MB. */
+export const DEFAULT_WORKER_HEAP_MB = 256;
+
 /**
  * The `resourceLimits` of a worker: its old generation capped at `heapMb` (past it the worker dies
  * with ERR_WORKER_OUT_OF_MEMORY, which the pools answer with a 400) and its young generation set to
