@@ -25,7 +25,11 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DEFAULT_WORKER_HEAP_MB, WORKER_YOUNG_GENERATION_MB } from '@esign/pdf-signer/worker-limits';
+import {
+  DEFAULT_WORKER_HEAP_MB,
+  HEAP_GROWING_PERCENT,
+  WORKER_YOUNG_GENERATION_MB,
+} from '@esign/pdf-signer/worker-limits';
 import { makeLargePdf, makePdf, makePng, pdfSig, qpdfCheck, startTestTsa } from '@esign/testing';
 import type { TestTsa } from '@esign/testing';
 import type { Session } from 'node:inspector/promises';
@@ -132,7 +136,8 @@ let nodeFlags: string[] = [];
 /**
  * Our signer's heap as a signing worker has it (its `resourceLimits`: services/pdf-signer/src/workers/
  * worker-limits.ts): a young generation of WORKER_YOUNG_GENERATION_MB (V8's is three semi-spaces'
- * worth) and SIGN_WORKER_HEAP_MB's default old-generation cap (DEFAULT_WORKER_HEAP_MB). Node's defaults (16 MB semi-spaces on
+ * worth), SIGN_WORKER_HEAP_MB's default old-generation cap (DEFAULT_WORKER_HEAP_MB) and the heap
+ * growing factor the signer's process sets (HEAP_GROWING_PERCENT). Node's defaults (16 MB semi-spaces on
  * this machine) made V8 start a full marking of our ~47 MB live heap every 20-25 signings while they
  * waited on the TSA (`--trace-incremental-marking`): that is not how the service signs. The peers
  * run with Node's defaults, as they ship.
@@ -140,6 +145,7 @@ let nodeFlags: string[] = [];
 const OURS_HEAP_FLAGS = [
   `--max-semi-space-size=${WORKER_YOUNG_GENERATION_MB / 3}`,
   `--max-old-space-size=${DEFAULT_WORKER_HEAP_MB}`,
+  `--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
 ];
 
 const spawnChild = (job: Job): Promise<Measured> =>

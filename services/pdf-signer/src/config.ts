@@ -5,7 +5,11 @@ import { loadConfig, ZBaseEnv, ZBlobEnv } from '@esign/config';
 import type { SigningMaterial } from './domain/cms/load-signing-identity';
 import type { TimestampSettings } from './domain/ltv/request-timestamp';
 import type { RevocationSettings } from './domain/ltv/revocation';
-import { DEFAULT_WORKER_HEAP_MB, WORKER_YOUNG_GENERATION_MB } from './workers/worker-limits';
+import {
+  DEFAULT_WORKER_HEAP_MB,
+  HEAP_GROWING_PERCENT,
+  WORKER_YOUNG_GENERATION_MB,
+} from './workers/worker-limits';
 import { MAIN_THREAD_WARM_UP_SIGNINGS, WARM_UP_MAX_SIGNINGS, type SignWarmUp } from './workers/warm-up-plan';
 
 /** Environment of the pdf-signer service. */
@@ -137,6 +141,15 @@ export const ZPdfSignerEnv = ZBaseEnv.extend(ZBlobEnv.shape)
       .default(WORKER_YOUNG_GENERATION_MB)
       .describe(
         "V8 young generation of each signing and verification worker, in MB (0: V8 sizes it from the machine's or the container's memory). Why it is set: services/pdf-signer/src/workers/worker-limits.ts.",
+      ),
+    SIGN_HEAP_GROWING_PERCENT: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(400)
+      .default(HEAP_GROWING_PERCENT)
+      .describe(
+        "How far past its live size each heap of the signer (its workers' above all) may grow after a full garbage collection, in percent (100: twice; 0: V8's own factor, about 1.3-1.4 next to SIGN_WORKER_HEAP_MB's 256). Does not raise SIGN_WORKER_HEAP_MB. Why it is set: services/pdf-signer/src/workers/worker-limits.ts.",
       ),
     TSA_URLS: z
       .string()

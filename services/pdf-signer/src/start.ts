@@ -32,6 +32,7 @@ import { startVerifier } from './verify/start-verifier';
 import { warmUpService } from './warm-up-service';
 import { createSignerMetrics } from './workers/signer-metrics';
 import { startSignPool } from './workers/start-sign-pool';
+import { setHeapGrowingPercent } from './workers/worker-limits';
 
 /** A running pdf-signer. */
 export interface PdfSignerService {
@@ -55,6 +56,8 @@ export const startPdfSigner = (
 ): Promise<PdfSignerService> => {
   const logger = options.logger ?? createLogger({ service: 'pdf-signer', level: config.LOG_LEVEL });
   return startService(async (use, ready) => {
+    // Process-wide, before any worker starts: how far each heap may grow between full collections.
+    setHeapGrowingPercent(config.SIGN_HEAP_GROWING_PERCENT);
     const metrics = await use(metricsResource({ service: 'pdf-signer', exporter: config.METRICS_EXPORTER }));
     // Created once: the signing pool and the verifier record into the same instruments.
     const signerMetrics = createSignerMetrics(metrics);

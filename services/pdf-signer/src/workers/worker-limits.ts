@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import type { ResourceLimits } from 'node:worker_threads';
 
 /**
@@ -33,3 +34,23 @@ export const workerResourceLimits = (
   maxOldGenerationSizeMb: heapMb,
   ...(youngMb > 0 ? { maxYoungGenerationSizeMb: youngMb } : {}),
 });
+
+/**
+ * How far past its live size a heap of this process may grow after a major collection before the
+ * next, in percent, unless SIGN_HEAP_GROWING_PERCENT says otherwise: 100 = twice the live size.
+ */
+export const HEAP_GROWING_PERCENT = 100;
+
+/**
+ * Set V8's heap growing factor for every heap of this process (0 leaves it to V8). Left to V8, a
+ * worker's 256 MB old-generation cap gives a factor of about 1.3-1.4: its ~47 MB live (compiled code,
+ * fonts, caches) left ~16 MB of room, which what signings promote filled every few dozen signings,
+ * each time a full mark-compact of the whole heap. In a signing worker as the pool starts it, a
+ * 1-page B-B signing cost 1.42-1.44 ms of CPU with V8's factor and 1.20 with twice the live size
+ * (alternated runs of 4,000; docs/performance.md, issue 26's sixth step). The cap itself is
+ * unchanged, so is what a pod may use at most. V8 reads the flag whenever it sizes a heap, so this
+ * runs once at start-up, before the first worker.
+ */
+export const setHeapGrowingPercent = (percent: number = HEAP_GROWING_PERCENT): void => {
+  if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
+};
