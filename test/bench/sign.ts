@@ -136,6 +136,9 @@ const benchStackOptions = (
   // BENCH_SIGNER_ENV='{"SIGN_WORKERS":"1"}' adds settings to the signer's environment.
   serviceEnv: {
     'pdf-signer': {
+      // The service's own warm-up (its default, 3 s), not the test stacks' short one: a stack "just
+      // started" here is one as a deployment starts it.
+      SIGN_WARM_UP_MS: '3000',
       ...(process.env.BENCH_TSA === 'off' ? { TSA_URLS: '' } : {}),
       ...(JSON.parse(process.env.BENCH_SIGNER_ENV ?? '{}') as Record<string, string>),
       ...signerEnv,
