@@ -30,8 +30,8 @@ import { parseArgs } from 'node:util';
 import { makePdf, makePng, pdfSig, qpdfCheck, startTestTsa } from '@esign/testing';
 import type { TestTsa } from '@esign/testing';
 import { makeTextPdf } from './documents';
-import { LEVELS, makeIdentity, makeSigner, PEERS } from './peer-signers';
-import type { Level, Peer, SignerJob } from './peer-signers';
+import { makeIdentity, makeSigner, selectRows } from './peer-signers';
+import type { SignerJob } from './peer-signers';
 
 const DOCUMENTS = ['1-page', '20-page text'] as const;
 type DocumentName = (typeof DOCUMENTS)[number];
@@ -138,12 +138,7 @@ const main = async () => {
   const runs = Number(args.runs);
   const v8Flags = args['node-flags'].split(' ').filter(Boolean);
   const warmup = Number(args.warmup);
-  const peers = args.peers.split(',').filter((p): p is Peer => (PEERS as readonly string[]).includes(p));
-  const levels = args.levels.split(',').filter((l): l is Level => (LEVELS as readonly string[]).includes(l));
-  const documents =
-    args.documents === 'all'
-      ? [...DOCUMENTS]
-      : DOCUMENTS.filter((d) => args.documents.split(',').some((want) => d.startsWith(want)));
+  const { peers, levels, documents } = selectRows(args, DOCUMENTS);
 
   const dir = mkdtempSync(join(tmpdir(), 'esign-instructions-'));
   let tsa: TestTsa | undefined;

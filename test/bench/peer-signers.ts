@@ -14,6 +14,22 @@ export type Peer = (typeof PEERS)[number];
 export const LEVELS = ['B-B', 'B-T'] as const;
 export type Level = (typeof LEVELS)[number];
 
+/**
+ * What a benchmark's `--peers` and `--levels` (comma-separated names) and `--documents` (comma-separated
+ * prefixes of `documents`' names, or `all`) select, in the order of the lists here.
+ */
+export const selectRows = <D extends string>(
+  args: { peers: string; levels: string; documents: string },
+  documents: readonly D[],
+): { peers: Peer[]; levels: Level[]; documents: D[] } => ({
+  peers: PEERS.filter((p) => args.peers.split(',').includes(p)),
+  levels: LEVELS.filter((l) => args.levels.split(',').includes(l)),
+  documents:
+    args.documents === 'all'
+      ? [...documents]
+      : documents.filter((d) => args.documents.split(',').some((want) => d.startsWith(want))),
+});
+
 /** What a signer is made from: the peer, the level, the signature image, the identity and the TSA. */
 export interface SignerJob {
   peer: Peer;

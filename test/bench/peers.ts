@@ -32,11 +32,10 @@ import {
 } from '@esign/pdf-signer/worker-limits';
 import { makeLargePdf, makePdf, makePng, pdfSig, qpdfCheck, startTestTsa } from '@esign/testing';
 import type { TestTsa } from '@esign/testing';
-import type { Session } from 'node:inspector/promises';
 import { makeTextPdf } from './documents';
-import { LEVELS, makeIdentity, makeSigner, PEERS } from './peer-signers';
+import { LEVELS, makeIdentity, makeSigner, PEERS, selectRows } from './peer-signers';
 import type { Level, Peer, SignerJob } from './peer-signers';
-import { summariseProfile } from './profile-summary';
+import { startCpuProfile, summariseProfile } from './profile-summary';
 import type { CpuProfile } from './profile-summary';
 
 const DOCUMENTS = ['1-page', '20-page text', '20 MB image'] as const;
@@ -92,15 +91,7 @@ const runChild = async (job: Job): Promise<Measured> => {
   // Reset the resident high-water mark (Linux: 5 > clear_refs) to the level now.
   writeFileSync('/proc/self/clear_refs', '5');
   for (let i = 0; i < job.settle; i++) await sign(document);
-  let session: Session | undefined;
-  if (job.profile) {
-    const inspector = await import('node:inspector/promises');
-    session = new inspector.Session();
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 100 });
-    await session.post('Profiler.start');
-  }
+  const profiler = job.profile ? await startCpuProfile() : undefined;
   const measured: Measured = { cpuMs: [], wallMs: [], sizes: [], idleRssBytes, peakRssBytes: 0, outputs: [] };
   for (let i = 0; i < job.runs; i++) {
     const cpu = process.cpuUsage();
@@ -117,11 +108,7 @@ const runChild = async (job: Job): Promise<Measured> => {
       measured.outputs.push(path);
     }
   }
-  if (session && job.profile) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(job.profile, JSON.stringify(profile));
-    session.disconnect();
-  }
+  if (profiler && job.profile) writeFileSync(job.profile, JSON.stringify(await profiler.stop()));
   measured.peakRssBytes = statusKb('VmHWM');
   return measured;
 };
@@ -234,12 +221,7 @@ const main = async () => {
   const largeRuns = Math.min(runs, Number(args['large-runs']));
   const warmup = Number(args.warmup);
   const settle = Number(args.settle);
-  const peers = args.peers.split(',').filter((p): p is Peer => (PEERS as readonly string[]).includes(p));
-  const levels = args.levels.split(',').filter((l): l is Level => (LEVELS as readonly string[]).includes(l));
-  const documents =
-    args.documents === 'all'
-      ? [...DOCUMENTS]
-      : DOCUMENTS.filter((d) => args.documents.split(',').some((want) => d.startsWith(want)));
+  const { peers, levels, documents } = selectRows(args, DOCUMENTS);
 
   const dir = mkdtempSync(join(tmpdir(), 'esign-peers-'));
   let tsa: TestTsa | undefined;

@@ -109,3 +109,26 @@ export const summariseProfile = (
     ...table(byFunction, top),
   ].join('\n');
 };
+
+/** A running CPU profile of this thread (see `startCpuProfile`). */
+export interface RunningProfile {
+  /** Stop profiling and return what was sampled. */
+  stop(): Promise<CpuProfile>;
+}
+
+/** Start a V8 CPU profile of this thread through the inspector, sampled every 0.1 ms. */
+export const startCpuProfile = async (): Promise<RunningProfile> => {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      return profile;
+    },
+  };
+};

@@ -17,13 +17,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Session } from 'node:inspector/promises';
 import { createSigner } from '@esign/pdf-signer';
 import type { TEnvelopeField } from '@esign/contracts';
 import { startTestTsa } from '@esign/testing';
 import { makeTextPdf } from './documents';
-import { summariseProfile } from './profile-summary';
-import type { CpuProfile } from './profile-summary';
+import { startCpuProfile, summariseProfile } from './profile-summary';
+import type { RunningProfile } from './profile-summary';
 
 const { values: args } = parseArgs({
   options: {
@@ -89,7 +88,7 @@ const main = async () => {
       padesLevel: 'B-LT',
     });
 
-  let session: Session | undefined;
+  let profiler: RunningProfile | undefined;
   const envelope = async (e: number, onRevision?: (i: number, file: Buffer) => void) => {
     const prepared = await signer.envelopes.prepareEnvelope({
       bytes: pdf,
@@ -110,7 +109,7 @@ const main = async () => {
     let head = prepared.bytes;
     const rows: { revision: number; size: number; sign: Measured; step: Measured }[] = [];
     for (let i = 0; i < SIGNERS; i++) {
-      const signed = session ? { cpu: NaN, wall: NaN } : await measure(sign);
+      const signed = profiler ? { cpu: NaN, wall: NaN } : await measure(sign);
       const fields = fieldsOf(i);
       const step = await measure(() =>
         signer.envelopes.signRevision({
@@ -139,14 +138,7 @@ const main = async () => {
   process.stdout.write(`warming up (${WARMUP} envelopes of ${SIGNERS})…\n`);
   for (let e = 0; e < WARMUP; e++) await envelope(e);
 
-  if (args.profile) {
-    const inspector = await import('node:inspector/promises');
-    session = new inspector.Session();
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 100 });
-    await session.post('Profiler.start');
-  }
+  if (args.profile) profiler = await startCpuProfile();
   const all: Awaited<ReturnType<typeof envelope>> = [];
   for (let e = 0; e < ENVELOPES; e++) {
     const last = e === ENVELOPES - 1 && args.out ? args.out : undefined;
@@ -156,12 +148,8 @@ const main = async () => {
       : undefined;
     all.push(...(await envelope(WARMUP + e, write)));
   }
-  let profile: CpuProfile | undefined;
-  if (session) {
-    profile = (await session.post('Profiler.stop')).profile;
-    if (args.profile) writeFileSync(args.profile, JSON.stringify(profile));
-    session.disconnect();
-  }
+  const profile = profiler ? await profiler.stop() : undefined;
+  if (profile && args.profile) writeFileSync(args.profile, JSON.stringify(profile));
 
   const p = (xs: readonly number[], q: number) => quantile(xs, q).toFixed(2).padStart(8);
   const line = (name: string, xs: readonly Measured[]) =>
