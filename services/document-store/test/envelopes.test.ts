@@ -22,7 +22,6 @@ import {
   EnvelopeRecordRevision,
   EnvelopeRecordView,
   EnvelopeRelease,
-  PdfCompleteEnvelope,
   PdfPrepareEnvelope,
   ServiceError,
   type TEnvelope,
@@ -33,7 +32,7 @@ import type { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDocumentStore } from '../src/start';
 import { createEnvelopeSweep } from '../src/sweep/envelope-sweep';
-import { test, verifyAuditChain, type TestBed } from './helpers';
+import { completeEnvelopeStandIn, servePdfSigner, test, verifyAuditChain, type TestBed } from './helpers';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -789,38 +788,22 @@ describe('finalize', () => {
 
   test.beforeAll(async ({ bed: fileBed }) => {
     // pdf-signer's pdf.complete-envelope, as far as document-store sees it: the head copied to the
-    // signed key, its hash answered.
-    const { connectBus } = await import('@esign/bus');
-    pdf = await connectBus({
-      url: fileBed.config.NATS_URL,
-      name: 'pdf-signer',
-      prefix: fileBed.config.BUS_PREFIX,
-      logger: createLogger({ service: 'test', level: 'error' }),
-      timeoutMs: 5000,
-    });
-    await pdf.serve([
-      endpoint(PdfCompleteEnvelope, async (request) => {
-        sealed.push(request.envelopeId);
-        if (failOnce.delete(request.envelopeId)) throw new Error('the seal failed');
-        const signedKey = `signed/${request.accountId}/${request.auditId}.pdf`;
-        await blob.copy(request.sourceKey, signedKey);
-        const bytes = await blob.getBuffer(signedKey);
-        return {
-          signedKey,
-          signedFileName: request.fileName.replace(/\.pdf$/, '-signed.pdf'),
-          fileHash: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
-          size: bytes.length,
-          pageCount: 2,
-          signedAt: new Date().toISOString(),
-          events: [
-            {
-              event: 'envelope.sealed',
-              timestamp: new Date().toISOString(),
-              details: { signers: request.recipients.filter((r) => r.role === 'signer').length },
-            },
-          ],
-        };
-      }),
+    // signed key, its hash answered; the first sealing of an envelope in failOnce fails.
+    pdf = await servePdfSigner(fileBed.config, [
+      completeEnvelopeStandIn(
+        () => blob,
+        (request) => {
+          sealed.push(request.envelopeId);
+          if (failOnce.delete(request.envelopeId)) throw new Error('the seal failed');
+        },
+        (request) => [
+          {
+            event: 'envelope.sealed',
+            timestamp: new Date().toISOString(),
+            details: { signers: request.recipients.filter((r) => r.role === 'signer').length },
+          },
+        ],
+      ),
     ]);
   });
 

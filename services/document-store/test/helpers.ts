@@ -189,13 +189,16 @@ export const prepareEnvelopeStandIn = (blob: () => BlobStore) =>
 
 /**
  * pdf-signer's `pdf.complete-envelope` as document-store sees it: the head copied to the signed key and
- * its hash answered. `seen` gets each request first (a test keeps the certificate's recipients).
+ * its hash answered, with the audit events `events` makes (none by default). `seen` gets each request
+ * first (a test keeps the certificate's recipients); a sealing fails when it throws.
  */
 type TCompleteEnvelopeRequest = z.output<(typeof PdfCompleteEnvelope)['request']>;
+type TCompleteEnvelopeReply = z.input<(typeof PdfCompleteEnvelope)['reply']>;
 
 export const completeEnvelopeStandIn = (
   blob: () => BlobStore,
   seen: (request: TCompleteEnvelopeRequest) => void = () => undefined,
+  events: (request: TCompleteEnvelopeRequest) => TCompleteEnvelopeReply['events'] = () => [],
 ) =>
   endpoint(PdfCompleteEnvelope, async (request) => {
     seen(request);
@@ -210,7 +213,7 @@ export const completeEnvelopeStandIn = (
       size: bytes.length,
       pageCount: 2,
       signedAt: new Date().toISOString(),
-      events: [],
+      events: events(request),
     };
   });
 
