@@ -24,9 +24,10 @@ import { cpuMs, pidsNamed, rssBytes, threadCpuMs } from './proc';
 const { values: args } = parseArgs({
   options: {
     small: { type: 'string', default: '300' },
-    // Requests through the stack before measuring (at the same concurrency): 30 measures a stack just
-    // started, a few thousand one whose V8 has finished optimising (its steady state).
-    warmup: { type: 'string', default: '30' },
+    // Requests through the stack before measuring (at the same concurrency): 50 (as many as
+    // `bench:floor` gives its bare processes) measures a stack just started, a few thousand one whose
+    // V8 has finished optimising (its steady state).
+    warmup: { type: 'string', default: '50' },
     large: { type: 'string', default: '8' },
     concurrency: { type: 'string', default: '8' },
     signers: { type: 'string', default: '1' },
@@ -121,6 +122,10 @@ const multipart = (file: Buffer, fields: Record<string, string>) => {
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 };
 
+const benchServiceEnv = JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') as Partial<
+  Record<ServiceName, Record<string, string>>
+>;
+
 /** The stack the benchmark measures (key, document-store, signer(s), gateway), with `env` for every service. */
 const benchStackOptions = (
   label: string,
@@ -135,19 +140,32 @@ const benchStackOptions = (
   // time (one openssl process each), which caps the stack's throughput far below a real TSA's.
   // BENCH_SIGNER_ENV='{"SIGN_WORKERS":"1"}' adds settings to the signer's environment.
   serviceEnv: {
+    // BENCH_SERVICE_ENV='{"gateway":{"WARM_UP_MS":"0"}}' adds settings to any service's environment.
+    ...benchServiceEnv,
+    // The gateway's own rehearsal (its default, 2 s), not the test stacks' short one.
+    gateway: { WARM_UP_MS: '2000', ...benchServiceEnv.gateway },
     'pdf-signer': {
       // The service's own warm-up (its default, 3 s), not the test stacks' short one: a stack "just
       // started" here is one as a deployment starts it.
       SIGN_WARM_UP_MS: '3000',
       ...(process.env.BENCH_TSA === 'off' ? { TSA_URLS: '' } : {}),
       ...(JSON.parse(process.env.BENCH_SIGNER_ENV ?? '{}') as Record<string, string>),
+      ...(
+        JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') as Partial<
+          Record<ServiceName, Record<string, string>>
+        >
+      )['pdf-signer'],
       ...signerEnv,
     },
   },
-  // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops.
-  ...(process.env.BENCH_PROFILE
-    ? { nodeOptions: { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] } }
-    : {}),
+  // BENCH_PROFILE=<service> writes a V8 CPU profile of that service to .data/profiles when it stops;
+  // BENCH_NODE_FLAGS='{"gateway":["--max-semi-space-size=8"]}' gives services Node's or V8's flags.
+  nodeOptions: {
+    ...(JSON.parse(process.env.BENCH_NODE_FLAGS ?? '{}') as Partial<Record<ServiceName, string[]>>),
+    ...(process.env.BENCH_PROFILE
+      ? { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] }
+      : {}),
+  },
 });
 
 /** A poster of one prepared multipart form to POST /api/v1/sign over a keep-alive agent. */
@@ -633,7 +651,13 @@ const compareRestarts = async (services: ServiceName[]) => {
       const before = cpuGroups.map(([, pids]) => pids.reduce((t, pid) => t + cpuMs(pid), 0));
       const signerPid = test.stack.pids()['pdf-signer']?.[0] ?? 0;
       const threadsBefore = threadCpuMs(signerPid);
+      const gatewayPid = test.stack.pids().gateway?.[0] ?? 0;
+      const gatewayBefore = threadCpuMs(gatewayPid);
       const result = await run(SMALL_REQUESTS, CONCURRENCY, post, () => () => 0);
+      const gatewayThreads = [...threadCpuMs(gatewayPid)]
+        .map(([tid, ms]) => ({ tid, ms: (ms - (gatewayBefore.get(tid) ?? 0)) / SMALL_REQUESTS }))
+        .filter(({ ms }) => ms > 0)
+        .map(({ tid, ms }) => `${tid === gatewayPid ? 'main' : tid - gatewayPid} ${ms.toFixed(2)}`);
       const perRequest = cpuGroups.map(
         ([name, pids], i) =>
           [name, (pids.reduce((t, pid) => t + cpuMs(pid), 0) - (before[i] ?? 0)) / SMALL_REQUESTS] as const,
@@ -644,7 +668,7 @@ const compareRestarts = async (services: ServiceName[]) => {
         .filter(({ ms }) => ms > 0)
         .map(({ tid, ms }) => `${tid === signerPid ? 'main' : tid - signerPid} ${ms.toFixed(2)}`);
       process.stdout.write(
-        `${label.padEnd(34)} ${(SMALL_REQUESTS / result.seconds).toFixed(1).padStart(7)} req/s, CPU per request ${total.toFixed(2)} ms: ${perRequest.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')}\n${''.padEnd(36)}pdf-signer by thread (main, then others by their id's offset from it): ${threads.join(', ')}\n`,
+        `${label.padEnd(34)} ${(SMALL_REQUESTS / result.seconds).toFixed(1).padStart(7)} req/s, CPU per request ${total.toFixed(2)} ms: ${perRequest.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')}\n${''.padEnd(36)}pdf-signer by thread (main, then others by their id's offset from it): ${threads.join(', ')}\n${''.padEnd(36)}gateway by thread: ${gatewayThreads.join(', ')}\n`,
       );
     };
     await warmUp();

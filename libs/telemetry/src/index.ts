@@ -7,3 +7,4 @@ export * from './start-service';
 export * from './outage-log';
 export * from './metrics';
 export * from './retry-while';
+export * from './rehearsal';
