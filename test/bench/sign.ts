@@ -126,13 +126,30 @@ const benchServiceEnv = JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') as Par
   Record<ServiceName, Record<string, string>>
 >;
 
+/**
+ * BENCH_TRACE_OPT=<service,...>: those services run with V8's --trace-opt and --trace-deopt, and
+ * `--restart` prints, for each window measured, how many functions each finished optimising and how
+ * often optimised code was thrown away (what V8 still compiles while requests run). Approximate at a
+ * window's edges: a service writes V8's trace to its pipe in blocks of a few KB.
+ */
+const traced = new Set((process.env.BENCH_TRACE_OPT ?? '').split(',').filter(Boolean));
+const v8Events = new Map<string, { optimized: number; deoptimized: number }>();
+const countV8Event = (service: string, line: string) => {
+  const counts = v8Events.get(service) ?? { optimized: 0, deoptimized: 0 };
+  if (line.includes('[completed optimizing')) counts.optimized += 1;
+  else if (line.includes('[bailout (kind:')) counts.deoptimized += 1;
+  v8Events.set(service, counts);
+};
+
 /** The stack the benchmark measures (key, document-store, signer(s), gateway), with `env` for every service. */
+
 const benchStackOptions = (
   label: string,
   env: Record<string, string> = {},
   signerEnv: Record<string, string> = {},
 ) => ({
   label,
+  ...(traced.size > 0 ? { onLine: countV8Event } : {}),
   env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000', ...env },
   services: ['key', 'document-store', 'pdf-signer', 'gateway'] satisfies ServiceName[],
   replicas: { 'pdf-signer': SIGNERS },
@@ -140,21 +157,15 @@ const benchStackOptions = (
   // time (one openssl process each), which caps the stack's throughput far below a real TSA's.
   // BENCH_SIGNER_ENV='{"SIGN_WORKERS":"1"}' adds settings to the signer's environment.
   serviceEnv: {
-    // BENCH_SERVICE_ENV='{"gateway":{"WARM_UP_MS":"0"}}' adds settings to any service's environment.
+    // BENCH_SERVICE_ENV='{"document-store":{"DB_POOL_MAX":"4"}}' adds settings to any service's environment.
     ...benchServiceEnv,
-    // The gateway's own rehearsal (its default, 2 s), not the test stacks' short one.
-    gateway: { WARM_UP_MS: '2000', ...benchServiceEnv.gateway },
     'pdf-signer': {
       // The service's own warm-up (its default, 3 s), not the test stacks' short one: a stack "just
       // started" here is one as a deployment starts it.
       SIGN_WARM_UP_MS: '3000',
       ...(process.env.BENCH_TSA === 'off' ? { TSA_URLS: '' } : {}),
       ...(JSON.parse(process.env.BENCH_SIGNER_ENV ?? '{}') as Record<string, string>),
-      ...(
-        JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') as Partial<
-          Record<ServiceName, Record<string, string>>
-        >
-      )['pdf-signer'],
+      ...benchServiceEnv['pdf-signer'],
       ...signerEnv,
     },
   },
@@ -162,6 +173,7 @@ const benchStackOptions = (
   // BENCH_NODE_FLAGS='{"gateway":["--max-semi-space-size=8"]}' gives services Node's or V8's flags.
   nodeOptions: {
     ...(JSON.parse(process.env.BENCH_NODE_FLAGS ?? '{}') as Partial<Record<ServiceName, string[]>>),
+    ...Object.fromEntries([...traced].map((service) => [service, ['--trace-opt', '--trace-deopt']])),
     ...(process.env.BENCH_PROFILE
       ? { [process.env.BENCH_PROFILE]: ['--cpu-prof', '--cpu-prof-dir=.data/profiles'] }
       : {}),
@@ -653,7 +665,13 @@ const compareRestarts = async (services: ServiceName[]) => {
       const threadsBefore = threadCpuMs(signerPid);
       const gatewayPid = test.stack.pids().gateway?.[0] ?? 0;
       const gatewayBefore = threadCpuMs(gatewayPid);
+      const eventsBefore = new Map([...v8Events].map(([service, counts]) => [service, { ...counts }]));
       const result = await run(SMALL_REQUESTS, CONCURRENCY, post, () => () => 0);
+      const compiled = [...traced].map((service) => {
+        const now = v8Events.get(service) ?? { optimized: 0, deoptimized: 0 };
+        const then = eventsBefore.get(service) ?? { optimized: 0, deoptimized: 0 };
+        return `${service} optimised ${now.optimized - then.optimized}, deoptimised ${now.deoptimized - then.deoptimized}`;
+      });
       const gatewayThreads = [...threadCpuMs(gatewayPid)]
         .map(([tid, ms]) => ({ tid, ms: (ms - (gatewayBefore.get(tid) ?? 0)) / SMALL_REQUESTS }))
         .filter(({ ms }) => ms > 0)
@@ -668,7 +686,7 @@ const compareRestarts = async (services: ServiceName[]) => {
         .filter(({ ms }) => ms > 0)
         .map(({ tid, ms }) => `${tid === signerPid ? 'main' : tid - signerPid} ${ms.toFixed(2)}`);
       process.stdout.write(
-        `${label.padEnd(34)} ${(SMALL_REQUESTS / result.seconds).toFixed(1).padStart(7)} req/s, CPU per request ${total.toFixed(2)} ms: ${perRequest.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')}\n${''.padEnd(36)}pdf-signer by thread (main, then others by their id's offset from it): ${threads.join(', ')}\n${''.padEnd(36)}gateway by thread: ${gatewayThreads.join(', ')}\n`,
+        `${label.padEnd(34)} ${(SMALL_REQUESTS / result.seconds).toFixed(1).padStart(7)} req/s, CPU per request ${total.toFixed(2)} ms: ${perRequest.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')}\n${''.padEnd(36)}pdf-signer by thread (main, then others by their id's offset from it): ${threads.join(', ')}\n${''.padEnd(36)}gateway by thread: ${gatewayThreads.join(', ')}\n${compiled.length > 0 ? `${''.padEnd(36)}V8 during the window: ${compiled.join('; ')}\n` : ''}`,
       );
     };
     await warmUp();

@@ -326,8 +326,6 @@ const runAudited = async (
     serviceEnv: mergeServiceEnv(
       {
         gateway: {
-          // A short rehearsal: a gateway killed and started again is back as soon as before.
-          WARM_UP_MS: '300',
           SIGN_TIMEOUT_MS: String(load.signTimeoutMs ?? SIGN_TIMEOUT_MS),
           ...(load.busTimeoutMs ? { BUS_TIMEOUT_MS: String(load.busTimeoutMs) } : {}),
         },

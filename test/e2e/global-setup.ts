@@ -57,11 +57,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
         LOG_LEVEL: 'info',
       },
       'document-store': { SIGNING_TEST_CLOCK_FILE: clockFile, SIGNING_SWEEP_INTERVAL_MS: '500' },
-      // Short warm-ups (the defaults, 3 s and 2 s, would lengthen every run's start-up; the suite's own
-      // first requests warm them up the rest of the way): each is tested in its service.
+      // A short warm-up (the default, 3 s, would lengthen every run's start-up; the suite's own first
+      // requests warm it up the rest of the way): the warm-up itself is tested in services/pdf-signer.
       'pdf-signer': { SIGN_WARM_UP_MS: '300' },
       // One line per request: the signing-link tests read them (a token must never be in one).
-      gateway: { LOG_LEVEL: 'info', WARM_UP_MS: '300' },
+      gateway: { LOG_LEVEL: 'info' },
       // The suite's webhook receivers listen on 127.0.0.3 only; 127.0.0.1 (and so `localhost`) stays
       // refused, as in production, for the SSRF tests.
       webhook: { WEBHOOK_ALLOW_NETWORKS: '127.0.0.3/32', WEBHOOK_RETRY_SCHEDULE_MS: '300,300,300,300' },

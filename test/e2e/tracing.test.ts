@@ -33,8 +33,6 @@ interface OtlpBody {
 }
 
 const spans: ExportedSpan[] = [];
-/** The gateway's log lines (its rehearsal at start-up says how many requests it made). */
-const gatewayLines: string[] = [];
 /** Every OTLP body exactly as exported, to look for what must never be in a span. */
 const exported: string[] = [];
 let receiver: Server;
@@ -76,10 +74,6 @@ beforeAll(async () => {
       OTEL_LOGS_EXPORTER: 'none',
       // The outbox is polled often here, so that idle polls would show up if they were traced.
       OUTBOX_POLL_MS: '100',
-    },
-    serviceEnv: { gateway: { LOG_LEVEL: 'info' } },
-    onLine: (service, line) => {
-      if (service === 'gateway') gatewayLines.push(line);
     },
   });
   stack = test.stack;
@@ -170,16 +164,6 @@ describe('tracing', () => {
         `trace ${traceId} is only ${names.join(', ')}`,
       ).toBe(true);
     }
-  });
-
-  it("exports nothing of the gateway's rehearsal at start-up (WARM_UP_MS)", () => {
-    const warmedUp = gatewayLines.find((line) => line.includes('"gateway warmed up"'));
-    expect(warmedUp && (JSON.parse(warmedUp) as { requests: number }).requests).toBeGreaterThanOrEqual(1);
-    // Its requests and the calls under them: neither the HTTP server spans nor its bus's subjects.
-    expect(exported.some((body) => body.includes('_warm-up'))).toBe(false);
-    expect(exported.some((body) => body.includes('esign-gateway-warm-up'))).toBe(false);
-    const signSends = spans.filter((s) => s.service === 'gateway' && s.name === 'pdf.sign send');
-    expect(signSends).toHaveLength(1);
   });
 
   // Last: its find-by-token trace is not one the outbox test above expects.

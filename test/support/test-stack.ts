@@ -45,9 +45,8 @@ export const startTestStack = async (
     ...rest,
     serviceEnv: {
       ...rest.serviceEnv,
-      // Short warm-ups: test stacks start (and restart) services often; the defaults are 3 s and 2 s.
+      // A short warm-up: test stacks start (and restart) services often; the default is 3 s.
       'pdf-signer': { TSA_URLS: tsa.url, SIGN_WARM_UP_MS: '300', ...rest.serviceEnv?.['pdf-signer'] },
-      gateway: { WARM_UP_MS: '300', ...rest.serviceEnv?.gateway },
     },
     natsUrl,
     databaseUrl: db.url,

@@ -7,4 +7,3 @@ export * from './start-service';
 export * from './outage-log';
 export * from './metrics';
 export * from './retry-while';
-export * from './rehearsal';

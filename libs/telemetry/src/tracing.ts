@@ -1,5 +1,3 @@
-import { isRehearsal } from './rehearsal';
-
 /**
  * Start OpenTelemetry for this process. Must run before anything else is imported (each service
  * loads it first from `src/instrument.ts`). Configured with the standard OTEL_* variables; without an
@@ -31,10 +29,10 @@ export const startTracing = async (
         '@opentelemetry/instrumentation-fs': { enabled: false },
         '@opentelemetry/instrumentation-dns': { enabled: false },
         '@opentelemetry/instrumentation-net': { enabled: false },
-        // Probes and scrapes would be a trace every few seconds per pod; a start-up rehearsal is none.
+        // Probes and scrapes would be a trace every few seconds per pod.
         '@opentelemetry/instrumentation-http': {
           ignoreIncomingRequestHook: (req) =>
-            req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' || isRehearsal(req),
+            req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
           ...(redactPath
             ? {
                 requestHook: (span, request) => {

@@ -1,6 +1,5 @@
 import { loadConfig, ZBaseEnv, ZBlobEnv, ZPort } from '@esign/config';
 import { z } from 'zod';
-import { WARM_UP_MAX_REQUESTS } from './warm-up-plan';
 
 export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
   PORT: ZPort.default(8080).describe('HTTP port of the API, the pages, /healthz and /readyz.'),
@@ -111,15 +110,6 @@ export const ZGatewayConfig = ZBaseEnv.extend(ZBlobEnv.shape).extend({
     .positive()
     .default(60_000)
     .describe('Time the signer may take for one document.'),
-  WARM_UP_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(60_000)
-    .default(2000)
-    .describe(
-      `How long the gateway rehearses POST /api/v1/sign at start-up (ms; at most ${WARM_UP_MAX_REQUESTS} requests, at least one): it sends itself real HTTP requests (a 1-page PDF, a drawn or a typed signature) on a loopback port of its own, through its routes, validation, multipart parsing, authentication, rate counting, the upload to object storage and the answer streamed back from it; its bus calls go to stand-ins on a subject prefix of its own. Only then does it listen on PORT and answer /readyz, so that the first requests do not pay for V8 optimising the edge's code. No service receives a message, the uploads are removed when it ends (under uploads/, which expire anyway), no metric counts a request, no line is logged for one and no span is exported. 0: none.`,
-    ),
 });
 export type TGatewayConfig = z.infer<typeof ZGatewayConfig>;
 

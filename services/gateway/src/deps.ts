@@ -6,13 +6,12 @@ import type { TGatewayConfig } from './config';
 import type { KeyCache } from './http/key-cache';
 import type { RateCounter } from './http/rate-counter';
 import type { EdgeMetrics } from './http/request-metrics';
-import { createEmbedOriginsCache } from './operations/embed-origins-cache';
-import { createEnvelopePorts, type EnvelopePorts } from './operations/envelope-ports';
-import { createSigningPorts, type SigningPorts } from './operations/ports';
-import { createSendingPorts, type SendingPorts } from './operations/sending-ports';
-import { createSigningLinkPorts, type SigningLinkPorts } from './operations/signing-link-ports';
-import { createTemplatePorts, type TemplatePorts } from './operations/template-ports';
-import { createVerifyingPorts, type VerifyingPorts } from './operations/verifying-ports';
+import type { SigningPorts } from './operations/ports';
+import type { EnvelopePorts } from './operations/envelope-ports';
+import type { SendingPorts } from './operations/sending-ports';
+import type { SigningLinkPorts } from './operations/signing-link-ports';
+import type { TemplatePorts } from './operations/template-ports';
+import type { VerifyingPorts } from './operations/verifying-ports';
 
 /** What the gateway's operations are built from; wired once in start.ts. */
 export interface GatewayDeps {
@@ -40,30 +39,3 @@ export interface GatewayDeps {
   /** Template filling's view of the template service and of the PDFs it stores. */
   templates: TemplatePorts;
 }
-
-/** What the ports are built from: the connections and the edge's own state. */
-export type GatewayBase = Pick<
-  GatewayDeps,
-  'config' | 'bus' | 'blob' | 'logger' | 'metrics' | 'keyCache' | 'rateCounter' | 'idempotency'
->;
-
-/** Every workflow's ports on the bus and object storage of `base` (start-up and its rehearsal). */
-export const composeDeps = (base: GatewayBase): GatewayDeps => {
-  const { config, bus, blob, logger } = base;
-  const signing = createSigningPorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
-  return {
-    ...base,
-    signing,
-    sending: createSendingPorts({ bus, blob, logger, inspectTimeoutMs: config.SIGN_TIMEOUT_MS }),
-    verifying: createVerifyingPorts({ bus }),
-    signingLink: createSigningLinkPorts({ bus, blob, signing, logger }),
-    templates: createTemplatePorts({ bus, blob, logger }),
-    envelopes: createEnvelopePorts({
-      bus,
-      blob,
-      logger,
-      signTimeoutMs: config.SIGN_TIMEOUT_MS,
-      embedOriginsCache: createEmbedOriginsCache({ ttlMs: config.EMBED_ORIGINS_CACHE_TTL_MS }),
-    }),
-  };
-};

@@ -14,14 +14,19 @@ import {
   type Resource,
 } from '@esign/telemetry';
 import { createApp } from './app';
-import { composeDeps } from './deps';
-import { warmUpGateway } from './warm-up';
 import { createIdempotencyStore, IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS } from './api/idempotency';
 import type { TGatewayConfig } from './config';
 import { createKeyCache } from './http/key-cache';
 import { answerClientError, isRefusedBySize } from './http/client-error';
 import { createEdgeMetrics, UNMATCHED_ROUTE, type EdgeMetrics } from './http/request-metrics';
 import { createRateCounter } from './http/rate-counter';
+import { createSigningPorts } from './operations/ports';
+import { createEmbedOriginsCache } from './operations/embed-origins-cache';
+import { createEnvelopePorts } from './operations/envelope-ports';
+import { createSendingPorts } from './operations/sending-ports';
+import { createSigningLinkPorts } from './operations/signing-link-ports';
+import { createTemplatePorts } from './operations/template-ports';
+import { createVerifyingPorts } from './operations/verifying-ports';
 
 export interface RunningGateway {
   readonly url: string;
@@ -79,14 +84,35 @@ export const startGateway = (
       logger,
     });
 
+    const signing = createSigningPorts({ bus, blob, logger, signTimeoutMs: config.SIGN_TIMEOUT_MS });
+    const sending = createSendingPorts({ bus, blob, logger, inspectTimeoutMs: config.SIGN_TIMEOUT_MS });
+    const verifying = createVerifyingPorts({ bus });
+    const signingLink = createSigningLinkPorts({ bus, blob, signing, logger });
+    const templates = createTemplatePorts({ bus, blob, logger });
+    const envelopes = createEnvelopePorts({
+      bus,
+      blob,
+      logger,
+      signTimeoutMs: config.SIGN_TIMEOUT_MS,
+      embedOriginsCache: createEmbedOriginsCache({ ttlMs: config.EMBED_ORIGINS_CACHE_TTL_MS }),
+    });
     const edge = createEdgeMetrics(metrics);
-    const app = createApp(
-      composeDeps({ config, bus, blob, logger, metrics: edge, keyCache, rateCounter, idempotency }),
-    );
-    // Before the listener: no request reaches this process until it has rehearsed (WARM_UP_MS).
-    if (config.WARM_UP_MS > 0) {
-      await use({ name: 'warm-up', start: () => warmUpGateway({ config, blob, logger }) });
-    }
+    const app = createApp({
+      config,
+      bus,
+      blob,
+      logger,
+      metrics: edge,
+      keyCache,
+      rateCounter,
+      idempotency,
+      signing,
+      sending,
+      verifying,
+      signingLink,
+      envelopes,
+      templates,
+    });
     const server = await use(httpServer({ app, port: config.PORT, metrics: edge }));
     const port = (server.address() as AddressInfo).port;
     // The probes answer on the API port as well (/healthz, /readyz); metrics only here, off the ingress.

@@ -18,8 +18,6 @@ export const startTestGateway = (
       S3_ACCESS_KEY: infra.s3.accessKey,
       S3_SECRET_KEY: infra.s3.secretKey,
       LOG_LEVEL: 'error',
-      // No rehearsal unless a test asks for one (test/warm-up.test.ts): these gateways start often.
-      WARM_UP_MS: '0',
       ...env,
     }),
     { logger },

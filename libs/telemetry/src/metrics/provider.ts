@@ -68,9 +68,6 @@ export const startMetrics = async (options: {
   };
 };
 
-/** Instruments that record nowhere: for a rehearsal's requests, which no metric may count. */
-export const unrecordedInstruments = (): Instruments => createInstruments(createNoopMeter());
-
 const notServed = (res: ServerResponse, message: string) => {
   res.writeHead(404, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: message }));
