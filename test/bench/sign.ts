@@ -122,9 +122,25 @@ const multipart = (file: Buffer, fields: Record<string, string>) => {
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 };
 
-const benchServiceEnv = JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') as Partial<
+// BENCH_SERVICE_ENV='{"document-store":{"DB_POOL_MAX":"4"}}' adds settings to any service's
+// environment; BENCH_SIGNER_ENV='{"SIGN_WORKERS":"1"}' is the same for the signer alone.
+const parsedServiceEnv = JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') as Partial<
   Record<ServiceName, Record<string, string>>
 >;
+const benchServiceEnv: Partial<Record<ServiceName, Record<string, string>>> = {
+  ...parsedServiceEnv,
+  'pdf-signer': {
+    ...parsedServiceEnv['pdf-signer'],
+    ...(JSON.parse(process.env.BENCH_SIGNER_ENV ?? '{}') as Record<string, string>),
+  },
+};
+
+/** CPU per request of each thread of `pid` since `before` (its `threadCpuMs`): `main`, then the others. */
+const threadCpuSince = (pid: number, before: Map<number, number>, { offsets = false } = {}): string[] =>
+  [...threadCpuMs(pid)]
+    .map(([tid, ms]) => ({ tid, ms: (ms - (before.get(tid) ?? 0)) / SMALL_REQUESTS }))
+    .filter(({ ms }) => ms > 0)
+    .map(({ tid, ms }) => `${tid === pid ? 'main' : offsets ? tid - pid : tid} ${ms.toFixed(2)}`);
 
 /**
  * BENCH_TRACE_OPT=<service,...>: those services run with V8's --trace-opt and --trace-deopt, and
@@ -155,16 +171,13 @@ const benchStackOptions = (
   replicas: { 'pdf-signer': SIGNERS },
   // BENCH_TSA=off signs without RFC 3161 timestamps: the local openssl TSA answers one request at a
   // time (one openssl process each), which caps the stack's throughput far below a real TSA's.
-  // BENCH_SIGNER_ENV='{"SIGN_WORKERS":"1"}' adds settings to the signer's environment.
   serviceEnv: {
-    // BENCH_SERVICE_ENV='{"document-store":{"DB_POOL_MAX":"4"}}' adds settings to any service's environment.
     ...benchServiceEnv,
     'pdf-signer': {
       // The service's own warm-up (its default, 3 s), not the test stacks' short one: a stack "just
       // started" here is one as a deployment starts it.
       SIGN_WARM_UP_MS: '3000',
       ...(process.env.BENCH_TSA === 'off' ? { TSA_URLS: '' } : {}),
-      ...(JSON.parse(process.env.BENCH_SIGNER_ENV ?? '{}') as Record<string, string>),
       ...benchServiceEnv['pdf-signer'],
       ...signerEnv,
     },
@@ -338,10 +351,7 @@ const main = async () => {
     );
     // The first signer's threads: its main thread (NATS, storage, the hand-off to the workers), then,
     // in the order they started, V8's platform threads, the signing workers and libuv's pool.
-    const signerThreads = [...threadCpuMs(signerPid)]
-      .map(([tid, ms]) => ({ tid, ms: (ms - (signerThreadsBefore.get(tid) ?? 0)) / SMALL_REQUESTS }))
-      .filter(({ ms }) => ms > 0)
-      .map(({ tid, ms }) => `${tid === signerPid ? 'main' : tid} ${ms.toFixed(2)}`);
+    const signerThreads = threadCpuSince(signerPid, signerThreadsBefore);
     const localLarge = await run(LARGE_REQUESTS, 1, signLocal(large), () => sampleMemory(selfRss()));
     const stackLarge = await run(LARGE_REQUESTS, 1, post(largeForm), stackRssByService);
     // The TSA round trip the stack's signer makes per signature (to the stack's local openssl TSA):
@@ -672,19 +682,13 @@ const compareRestarts = async (services: ServiceName[]) => {
         const then = eventsBefore.get(service) ?? { optimized: 0, deoptimized: 0 };
         return `${service} optimised ${now.optimized - then.optimized}, deoptimised ${now.deoptimized - then.deoptimized}`;
       });
-      const gatewayThreads = [...threadCpuMs(gatewayPid)]
-        .map(([tid, ms]) => ({ tid, ms: (ms - (gatewayBefore.get(tid) ?? 0)) / SMALL_REQUESTS }))
-        .filter(({ ms }) => ms > 0)
-        .map(({ tid, ms }) => `${tid === gatewayPid ? 'main' : tid - gatewayPid} ${ms.toFixed(2)}`);
+      const gatewayThreads = threadCpuSince(gatewayPid, gatewayBefore, { offsets: true });
       const perRequest = cpuGroups.map(
         ([name, pids], i) =>
           [name, (pids.reduce((t, pid) => t + cpuMs(pid), 0) - (before[i] ?? 0)) / SMALL_REQUESTS] as const,
       );
       const total = perRequest.reduce((sum, [, ms]) => sum + ms, 0);
-      const threads = [...threadCpuMs(signerPid)]
-        .map(([tid, ms]) => ({ tid, ms: (ms - (threadsBefore.get(tid) ?? 0)) / SMALL_REQUESTS }))
-        .filter(({ ms }) => ms > 0)
-        .map(({ tid, ms }) => `${tid === signerPid ? 'main' : tid - signerPid} ${ms.toFixed(2)}`);
+      const threads = threadCpuSince(signerPid, threadsBefore, { offsets: true });
       process.stdout.write(
         `${label.padEnd(34)} ${(SMALL_REQUESTS / result.seconds).toFixed(1).padStart(7)} req/s, CPU per request ${total.toFixed(2)} ms: ${perRequest.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')}\n${''.padEnd(36)}pdf-signer by thread (main, then others by their id's offset from it): ${threads.join(', ')}\n${''.padEnd(36)}gateway by thread: ${gatewayThreads.join(', ')}\n${compiled.length > 0 ? `${''.padEnd(36)}V8 during the window: ${compiled.join('; ')}\n` : ''}`,
       );

@@ -51,6 +51,6 @@ export const HEAP_GROWING_PERCENT = 100;
  * unchanged, so is what a pod may use at most. V8 reads the flag whenever it sizes a heap, so this
  * runs once at start-up, before the first worker.
  */
-export const setHeapGrowingPercent = (percent: number = HEAP_GROWING_PERCENT): void => {
+export const setHeapGrowingPercent = (percent: number): void => {
   if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
 };
