@@ -252,7 +252,8 @@ const main = async () => {
     userAgent: 'bench',
   };
 
-  // In-process: the signer's own code, warmed up.
+  // In-process: the signer's own code, warmed up, signing as the service does with its defaults
+  // (PADES_LEVEL B-LT, PUBLIC_BASE_URL's verification address and QR code on the audit page).
   const inProcess = await createSigner();
   const signWith = (using: Signer, bytes: Buffer) =>
     using.sign({
@@ -263,6 +264,8 @@ const main = async () => {
       positions,
       signer,
       receivedAt: new Date().toISOString(),
+      verifyBaseUrl: 'http://localhost:8080',
+      padesLevel: 'B-LT',
     });
   const signLocal = (bytes: Buffer) => async () => {
     await signWith(inProcess, bytes);
