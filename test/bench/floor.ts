@@ -178,6 +178,8 @@ const driver = async () => {
   // process just started, as `bench:sign` warms a stack), 3000 to compare with a warm stack.
   const { values: args } = parseArgs({ options: { warmup: { type: 'string', default: '50' } } });
   const warmup = Number(args.warmup);
+  if (!Number.isInteger(warmup) || warmup < 0)
+    throw new Error(`--warmup: a whole number, not ${args.warmup}`);
   const pdf = await makePdf({ pages: 1 });
   const large = await makeLargePdf(20 * 1024 * 1024);
   const png = await makePng({ width: 300, height: 100 });
