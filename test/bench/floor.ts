@@ -29,6 +29,7 @@ import {
   uniqueBusPrefix,
 } from '@esign/testing';
 import { cpuMs } from './proc';
+import { SERVICE_SIGNING } from './service-signing';
 
 const REQUESTS = 300;
 const CONCURRENCY = 8;
@@ -80,8 +81,7 @@ const relay = (url: string, res: ServerResponse): Promise<void> =>
 
 /**
  * The same signing in the bare signer and in-process: a drawn signature at one position, as the
- * pdf-signer service signs it with its defaults (PADES_LEVEL B-LT, PUBLIC_BASE_URL's verification
- * address and QR code on the audit page).
+ * pdf-signer service signs it with its defaults.
  */
 const signInput = (bytes: Buffer, pngBase64: string): SignInput => ({
   bytes,
@@ -91,8 +91,7 @@ const signInput = (bytes: Buffer, pngBase64: string): SignInput => ({
   positions: [{ x: 50, y: 85, page: 0, width: 25 }],
   signer: { name: 'Bench Signer', email: 'bench@example.com', ipAddress: '127.0.0.1', userAgent: 'bench' },
   receivedAt: new Date().toISOString(),
-  verifyBaseUrl: 'http://localhost:8080',
-  padesLevel: 'B-LT',
+  ...SERVICE_SIGNING,
 });
 
 const natsFor = () => connect({ servers: env('NATS_URL') });

@@ -23,6 +23,7 @@ import { startTestTsa } from '@esign/testing';
 import { makeTextPdf } from './documents';
 import { startCpuProfile, summariseProfile } from './profile-summary';
 import type { RunningProfile } from './profile-summary';
+import { SERVICE_SIGNING } from './service-signing';
 
 const { values: args } = parseArgs({
   options: {
@@ -84,8 +85,7 @@ const main = async () => {
       positions: [{ x: 10, y: 70, page: 0, width: 25 }],
       signer: person(99),
       receivedAt: new Date().toISOString(),
-      verifyBaseUrl: 'http://localhost:8080',
-      padesLevel: 'B-LT',
+      ...SERVICE_SIGNING,
     });
 
   let profiler: RunningProfile | undefined;
@@ -124,7 +124,7 @@ const main = async () => {
             { field: fields[2] as TEnvelopeField, value: `Value of ${person(i).name}` },
           ],
           reason: `Signed by ${person(i).name} (group ${i + 1})`,
-          padesLevel: 'B-LT',
+          padesLevel: SERVICE_SIGNING.padesLevel,
         }),
       );
       rows.push({ revision: i + 1, size: head.length, sign: signed, step });

@@ -20,6 +20,7 @@ import { startTestStack, type TestStack } from '../support/test-stack';
 import { createLogger, startMetrics } from '@esign/telemetry';
 import { makeLargePdf, makePdf, makePng, parseSamples, startTestTsa } from '@esign/testing';
 import { cpuMs, pidsNamed, rssBytes, threadCpuMs } from './proc';
+import { SERVICE_SIGNING } from './service-signing';
 
 const { values: args } = parseArgs({
   options: {
@@ -252,8 +253,7 @@ const main = async () => {
     userAgent: 'bench',
   };
 
-  // In-process: the signer's own code, warmed up, signing as the service does with its defaults
-  // (PADES_LEVEL B-LT, PUBLIC_BASE_URL's verification address and QR code on the audit page).
+  // In-process: the signer's own code, warmed up, signing as the service does with its defaults.
   const inProcess = await createSigner();
   const signWith = (using: Signer, bytes: Buffer) =>
     using.sign({
@@ -264,8 +264,7 @@ const main = async () => {
       positions,
       signer,
       receivedAt: new Date().toISOString(),
-      verifyBaseUrl: 'http://localhost:8080',
-      padesLevel: 'B-LT',
+      ...SERVICE_SIGNING,
     });
   const signLocal = (bytes: Buffer) => async () => {
     await signWith(inProcess, bytes);
