@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@esign/testing';
 import { createLogger } from '@esign/telemetry';
 import { createDatabase } from '../src';
@@ -29,10 +29,15 @@ describe('createDatabase', () => {
       await expect(sut.pool.query('select 1')).rejects.toThrow();
       await database.setAvailable(true);
       await expect(sut.pool.query('select 1 as ok')).resolves.toMatchObject({ rows: [{ ok: 1 }] });
-      expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
-        'warn dependency unavailable',
-        'info dependency available again',
-      ]);
+      // The outage is over once the database has stayed up for the settling time (1 s).
+      await vi.waitFor(
+        () =>
+          expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
+            'warn dependency unavailable',
+            'info dependency available again',
+          ]),
+        5000,
+      );
     } finally {
       await database.setAvailable(true);
       await sut.close();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBlobStore, type BlobStore } from '@esign/blob';
 import { createLogger, createOutageLog } from '@esign/telemetry';
 import { startTestS3, type TestS3 } from '@esign/testing';
@@ -65,10 +65,15 @@ describe('upload clean-up while object storage is away', () => {
     await consume(live, key);
     expect(await live.stat(key)).toBeUndefined();
 
-    expect(lines.map((l) => [l.level, l.msg])).toEqual([
-      ['warn', 'dependency unavailable'],
-      ['info', 'dependency available again'],
-    ]);
+    // The outage is over once deletes have worked for the settling time (1 s).
+    await vi.waitFor(
+      () =>
+        expect(lines.map((l) => [l.level, l.msg])).toEqual([
+          ['warn', 'dependency unavailable'],
+          ['info', 'dependency available again'],
+        ]),
+      5000,
+    );
     expect(lines[1]).toMatchObject({ failures: 20 });
     expect(lines.filter((l) => l.err !== undefined)).toEqual([]);
   });

@@ -164,7 +164,8 @@ describe('startOutboxRelay', () => {
       pollMs: 10,
       batchSize: 10,
     });
-    await vi.advanceTimersByTimeAsync(300);
+    // 20 failing passes, then the outage settles (1 s up) before its end is written.
+    await vi.advanceTimersByTimeAsync(1300);
     await sut.stop();
     expect(passes).toBeGreaterThan(21);
     return lines.map((l) => [l.level, l.msg, l.dependency]);
