@@ -62,10 +62,20 @@ const lookup: Lookup = (host) => {
 const receivers: WebhookReceiver[] = [];
 const announced: TWebhookEndpointDisabledEvent[] = [];
 const quiet = createLogger({ service: 'webhook-test', level: 'error' });
+/** The service's log from `info` up; its errors are printed as well, as before. */
+const serviceLog: { level: string; msg: string; deliveryId?: string }[] = [];
 
 const start = () =>
   startWebhookService(loadWebhookConfig(env), {
-    logger: createLogger({ service: 'webhook', level: 'error' }),
+    logger: createLogger({
+      service: 'webhook',
+      level: 'info',
+      write: (line) => {
+        const entry = JSON.parse(line) as (typeof serviceLog)[number];
+        serviceLog.push(entry);
+        if (entry.level === 'error') process.stdout.write(line);
+      },
+    }),
     now,
     lookup,
   });
@@ -442,6 +452,33 @@ describe('delivery', () => {
     expect(await bus.request(WebhookGet, ep)).toMatchObject({ enabled: false, disabledReason: 'gone' });
     advance(RETRY_SCHEDULE_MS[0] ?? 0);
     expect(r.received).toHaveLength(1);
+  });
+
+  it('drops the outcome of an attempt whose endpoint its owner deleted meanwhile, without an error', async () => {
+    const r = await receiver();
+    const ep = await endpointFor(r.url);
+    // The owner deletes the endpoint (and with it its deliveries) while the receiver is answering.
+    r.respond((_request, _n, res) => {
+      void bus.request(WebhookDelete, ep).then(() => {
+        res.statusCode = 204;
+        res.end();
+      });
+    });
+    const event = viewed(ep.accountId);
+    await bus.publish(SigningViewed, event, { msgId: event.eventId });
+    const [delivered] = await r.waitFor(1);
+    const deliveryLog = () => serviceLog.filter((line) => line.msg.startsWith('webhook') && line.deliveryId);
+    await expect
+      .poll(() => deliveryLog().find((line) => line.msg.includes('deleted during the attempt')))
+      .toMatchObject({ level: 'info' });
+    // Before, recording the attempt of a delivery gone with its endpoint failed (foreign key) and
+    // was logged as an unexpected error with its stack.
+    const id = deliveryLog().find((line) => line.msg.includes('deleted during the attempt'))?.deliveryId;
+    expect(serviceLog.filter((line) => line.deliveryId === id && line.level !== 'info')).toEqual([]);
+    await expect(bus.request(WebhookGet, ep)).rejects.toMatchObject({ code: 'not_found' });
+    advance(RETRY_SCHEDULE_MS[0] ?? 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(r.received).toEqual([delivered]);
   });
 
   it('refuses an attempt to a name that now resolves to a private address, and sends nothing there', async () => {

@@ -164,7 +164,11 @@ export const createWebhookStore = (db: WebhookDatabase) => ({
     return rows;
   },
 
-  /** Log an attempt and settle the delivery: succeeded, failed for good, or due again at `retryAt`. */
+  /**
+   * Log an attempt and settle the delivery: succeeded, failed for good, or due again at `retryAt`.
+   * Answers false, recording nothing, when the delivery is gone: its endpoint was deleted (deleting
+   * its deliveries) while the attempt was under way.
+   */
   async settle(input: {
     deliveryId: string;
     attemptedAt: Date;
@@ -175,8 +179,19 @@ export const createWebhookStore = (db: WebhookDatabase) => ({
     responseExcerpt: string | null;
     /** Null: no more attempts. */
     retryAt: Date | null;
-  }): Promise<void> {
-    await db.transaction(async (tx) => {
+  }): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      // The delivery first: its row lock holds off the endpoint's deletion until the attempt is in.
+      const settled = await tx
+        .update(deliveries)
+        .set({
+          status: input.succeeded ? 'succeeded' : input.retryAt ? 'pending' : 'failed',
+          nextAttemptAt: input.succeeded ? null : input.retryAt,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(deliveries.id, input.deliveryId))
+        .returning({ id: deliveries.id });
+      if (settled.length === 0) return false;
       await tx.insert(attempts).values({
         deliveryId: input.deliveryId,
         attemptedAt: input.attemptedAt,
@@ -186,14 +201,7 @@ export const createWebhookStore = (db: WebhookDatabase) => ({
         error: input.error === null ? null : clip(input.error, 500),
         responseExcerpt: input.responseExcerpt,
       });
-      await tx
-        .update(deliveries)
-        .set({
-          status: input.succeeded ? 'succeeded' : input.retryAt ? 'pending' : 'failed',
-          nextAttemptAt: input.succeeded ? null : input.retryAt,
-          updatedAt: sql`now()`,
-        })
-        .where(eq(deliveries.id, input.deliveryId));
+      return true;
     });
   },
 

@@ -24,7 +24,7 @@ const world = (errors: Error[], leaseMs: number) => {
     settle: () => {
       calls += 1;
       const err = errors.shift();
-      return err ? Promise.reject(err) : Promise.resolve();
+      return err ? Promise.reject(err) : Promise.resolve(true);
     },
   } as unknown as WebhookStore;
   const deps = {

@@ -48,7 +48,7 @@ type Settlement = Parameters<WebhookStore['settle']>[0];
  * the chaos audit saw it. Now that happens only when the process dies between the receiver's answer
  * and the record, or the database stays away longer than the lease (`WEBHOOK_TIMEOUT_MS` + 30 s).
  */
-export const settleWithinLease = (deps: AttemptDeps, input: Settlement, claimedAt: Date): Promise<void> =>
+export const settleWithinLease = (deps: AttemptDeps, input: Settlement, claimedAt: Date): Promise<boolean> =>
   retryWhileDown(() => deps.store.settle(input), {
     withinMs: claimedAt.getTime() + deps.leaseMs - SETTLE_LEASE_MARGIN_MS - deps.now().getTime(),
     now: () => deps.now().getTime(),
@@ -134,7 +134,7 @@ export const attemptDelivery = async (claimed: ClaimedDelivery, deps: AttemptDep
         : `HTTP ${status}`);
   const retryAt =
     succeeded || status === 410 ? null : nextAttemptAt(deps.retrySchedule, delivery.attempts, deps.now());
-  await settleWithinLease(
+  const recorded = await settleWithinLease(
     deps,
     {
       deliveryId: delivery.id,
@@ -149,6 +149,11 @@ export const attemptDelivery = async (claimed: ClaimedDelivery, deps: AttemptDep
     attemptedAt,
   );
   const log = deps.logger.child({ webhookId: endpoint.id, eventId: event.id, deliveryId: delivery.id });
+  if (!recorded) {
+    // Deleted by its owner during the attempt: nothing left to record it in or to mark.
+    log.info('webhook endpoint deleted during the attempt: its outcome is not recorded', { status });
+    return;
+  }
   if (succeeded) {
     deps.outcomes.delivered(event.type, event.occurredAt);
     await deps.store.markHealthy(endpoint.id);
