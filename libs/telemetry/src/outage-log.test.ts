@@ -6,19 +6,24 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** The outage log of `database`, and the lines it wrote. */
+const outageLog = (options: { now?: () => number; settleMs?: number } = {}) => {
+  const lines: Record<string, unknown>[] = [];
+  const sut = createOutageLog({
+    logger: createLogger({
+      service: 't',
+      write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+    }),
+    dependency: 'database',
+    ...options,
+  });
+  return { lines, sut };
+};
+
 describe('createOutageLog', () => {
   it('writes one line when the outage starts and one when it ends, with its length', () => {
-    const lines: Record<string, unknown>[] = [];
     let clock = 1000;
-    const sut = createOutageLog({
-      logger: createLogger({
-        service: 't',
-        write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
-      }),
-      dependency: 'database',
-      now: () => clock,
-      settleMs: 0,
-    });
+    const { lines, sut } = outageLog({ now: () => clock, settleMs: 0 });
     sut.up();
     for (let i = 0; i < 100; i++) sut.down(new Error('Connection terminated unexpectedly'));
     expect(sut.isDown).toBe(true);
@@ -44,15 +49,7 @@ describe('createOutageLog', () => {
 
   it('ends an outage only once the dependency has stayed up for the settling time', () => {
     vi.useFakeTimers();
-    const lines: Record<string, unknown>[] = [];
-    const sut = createOutageLog({
-      logger: createLogger({
-        service: 't',
-        write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
-      }),
-      dependency: 'database',
-      settleMs: 1000,
-    });
+    const { lines, sut } = outageLog({ settleMs: 1000 });
     // A server ending a pool's connections: their errors come one by one, a new connection between them.
     sut.down(new Error('terminating connection due to administrator command'));
     vi.advanceTimersByTime(40);
@@ -83,14 +80,7 @@ describe('createOutageLog', () => {
   });
 
   it('says what happened, not the SQL and parameters of the query that met it', () => {
-    const lines: Record<string, unknown>[] = [];
-    const sut = createOutageLog({
-      logger: createLogger({
-        service: 't',
-        write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
-      }),
-      dependency: 'database',
-    });
+    const { lines, sut } = outageLog();
     const driverError = new Error('connect ECONNREFUSED 127.0.0.1:5432');
     sut.down(
       new Error('Failed query: select * from accounts where email = $1\nparams: ada@example.com', {
